@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# thpswap top-level Makefile.  The kernel module itself is described by
+# Kbuild; this file drives it, the CLI, the tests and packaging.
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+# The kernel to build against: the running kernel's build directory when
+# it has one, else the Debian 6.1 headers the test harness uses.
+KABI = $(shell bash -c '. tests/vm/lib.sh && kabi')
+ifeq ($(origin KDIR),undefined)
+KDIR := $(wildcard /lib/modules/$(shell uname -r)/build)
+ifeq ($(KDIR),)
+KDIR = /usr/src/linux-headers-$(KABI)
+endif
+endif
+
+THPSWAP_CACHE ?= $(HOME)/.cache/thpswap
+export THPSWAP_CACHE
+KSRC ?= $(shell tests/vm/fetch-source)
+GUEST_BUILD := $(CURDIR)/tests/guest/build
+
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+.PHONY: all module userctl guest-tools kmod-test sparse style check demo \
+	bench bench-quick install dkms-install dkms-uninstall clean
+
+all: module userctl
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+userctl:
+	$(MAKE) -C userctl
+
+guest-tools:
+	$(MAKE) -C tests/guest O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
+
+kmod-test:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/kmod modules
+
+# Zero sparse warnings from our sources (C=2 rechecks every file).
+sparse:
+	@$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules 2>&1 | tee sparse.log; \
+	if grep -E '(warning|error):' sparse.log | grep -v 'Skipping BTF'; then \
+		echo "sparse: warnings above"; rm -f sparse.log; exit 1; \
+	fi; rm -f sparse.log; echo "sparse: clean"
+
+style:
+	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
+		$(wildcard module/*.c module/*.h uapi/linux/*.h)
+
+check:
+	tests/check
+
+demo:
+	tests/demo
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+	$(MAKE) -C userctl install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR) MANDIR=$(MANDIR)
+
+# Register this tree with DKMS so the module is rebuilt for every new
+# 6.1 kernel (BUILD_EXCLUSIVE_KERNEL in dkms.conf keeps it to 6.1).
+dkms-install:
+	rm -rf $(DESTDIR)/usr/src/thpswap-$(VERSION)
+	mkdir -p $(DESTDIR)/usr/src/thpswap-$(VERSION)
+	cp -r dkms.conf Kbuild module uapi $(DESTDIR)/usr/src/thpswap-$(VERSION)/
+	dkms add -m thpswap -v $(VERSION)
+	dkms build -m thpswap -v $(VERSION)
+	dkms install -m thpswap -v $(VERSION)
+
+dkms-uninstall:
+	dkms remove -m thpswap -v $(VERSION) --all
+	rm -rf $(DESTDIR)/usr/src/thpswap-$(VERSION)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/kmod clean
+	$(MAKE) -C userctl clean
+	rm -rf $(GUEST_BUILD)
