@@ -50,8 +50,9 @@ sparse:
 	fi; rm -f sparse.log; echo "sparse: clean"
 
 style:
+	@echo "checkpatch --strict: module/ uapi/"
 	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
+		--ignore FILE_PATH_CHANGES -f \
 		$(wildcard module/*.c module/*.h uapi/linux/*.h)
 
 check:

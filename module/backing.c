@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpswap backing store: preallocated 2 MiB RAM chunks or a memremap()ed
+ * range reserved with memmap=SIZE!ADDR.  See backing.h.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "backing.h"
+
+/*
+ * Data chunks and the scratch chunk:
+ * GFP_KERNEL: creation runs in process context and may reclaim and sleep.
+ * __GFP_ZERO: a reader of /dev/thpswapN (dd, blkid) may read slots nobody
+ *	wrote; they must not show old contents of freed kernel memory.
+ * __GFP_NOWARN: an order-9 allocation failing is an expected outcome on a
+ *	fragmented machine, and we print our own message with the numbers.
+ * __GFP_RETRY_MAYFAIL: do try hard (reclaim, compaction) to find 2 MiB
+ *	contiguous, but fail rather than OOM-kill someone for a swap device.
+ */
+#define THPSWAP_CHUNK_GFP \
+	(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+
+static void thpswap_free_ram_chunks(struct thpswap_backing *b)
+{
+	unsigned long i;
+
+	for (i = 0; i < b->nr_chunks; i++) {
+		if (!b->chunks[i])
+			break;
+		free_pages((unsigned long)b->chunks[i], THPSWAP_CHUNK_ORDER);
+		b->chunks[i] = NULL;
+	}
+}
+
+/* May sleep.  On failure the caller frees what was obtained. */
+static int thpswap_alloc_ram_chunks(struct thpswap_backing *b)
+{
+	unsigned long i;
+	struct page *page;
+
+	/*
+	 * Refuse up front what cannot possibly fit, rather than reclaiming
+	 * the whole machine to find out.
+	 */
+	if (b->size > (u64)totalram_pages() << PAGE_SHIFT) {
+		pr_err("cannot allocate %llu MiB of RAM: the machine has %lu MiB\n",
+		       b->size >> 20, totalram_pages() >> (20 - PAGE_SHIFT));
+		return -ENOMEM;
+	}
+
+	for (i = 0; i < b->nr_chunks; i++) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		page = alloc_pages(THPSWAP_CHUNK_GFP, THPSWAP_CHUNK_ORDER);
+		if (!page) {
+			pr_err("cannot allocate %llu MiB of RAM in 2 MiB chunks: got %lu of %lu chunks\n",
+			       b->size >> 20, i, b->nr_chunks);
+			return -ENOMEM;
+		}
+		b->chunks[i] = page_address(page);
+		cond_resched();
+	}
+	return 0;
+}
+
+static int thpswap_count_covered(struct resource *res, void *arg)
+{
+	u64 *covered = arg;
+
+	*covered += resource_size(res);
+	return 0;
+}
+
+/*
+ * May sleep.  The range must be wholly inside "Persistent Memory (legacy)"
+ * resources, which is what memmap=SIZE!ADDR creates: anything else could be
+ * System RAM in use by the kernel, a device, or a hole.  Claiming it keeps
+ * nd_pmem (and a second thpswap device) off it while we use it.
+ */
+static int thpswap_map_memmap(struct thpswap_backing *b)
+{
+	resource_size_t end = b->phys + b->size - 1;
+	u64 covered = 0;
+	unsigned long i;
+
+	if (!b->phys || !IS_ALIGNED(b->phys, THPSWAP_CHUNK_SIZE)) {
+		pr_err("backing_phys=%pa: must be a non-zero multiple of 2 MiB\n",
+		       &b->phys);
+		return -EINVAL;
+	}
+	if (end < b->phys) {
+		pr_err("backing_phys=%pa: range of %llu MiB wraps around\n",
+		       &b->phys, b->size >> 20);
+		return -EINVAL;
+	}
+
+	walk_iomem_res_desc(IORES_DESC_PERSISTENT_MEMORY_LEGACY, IORESOURCE_MEM,
+			    b->phys, end, &covered, thpswap_count_covered);
+	if (covered != b->size) {
+		pr_err("backing_phys=%pa: [%pa-%pa] is not wholly reserved memory (boot with memmap=%lluM!%pa; see /proc/iomem)\n",
+		       &b->phys, &b->phys, &end, b->size >> 20, &b->phys);
+		return -EINVAL;
+	}
+
+	b->res = request_mem_region(b->phys, b->size, KBUILD_MODNAME);
+	if (!b->res) {
+		pr_err("backing_phys=%pa: [%pa-%pa] is busy (claimed by nd_pmem or another device?)\n",
+		       &b->phys, &b->phys, &end);
+		return -EBUSY;
+	}
+
+	b->map = memremap(b->phys, b->size, MEMREMAP_WB);
+	if (!b->map) {
+		pr_err("backing_phys=%pa: memremap of %llu MiB failed\n",
+		       &b->phys, b->size >> 20);
+		release_mem_region(b->phys, b->size);
+		b->res = NULL;
+		return -ENOMEM;
+	}
+
+	for (i = 0; i < b->nr_chunks; i++)
+		b->chunks[i] = b->map + i * THPSWAP_CHUNK_SIZE;
+	return 0;
+}
+
+static void thpswap_unmap_memmap(struct thpswap_backing *b)
+{
+	if (b->map)
+		memunmap(b->map);
+	if (b->res)
+		release_mem_region(b->phys, b->size);
+	b->map = NULL;
+	b->res = NULL;
+}
+
+int thpswap_backing_init(struct thpswap_backing *b,
+			 enum thpswap_backing_kind kind, u64 size,
+			 phys_addr_t phys)
+{
+	struct page *scratch;
+	int err;
+
+	if (!size || !IS_ALIGNED(size, THPSWAP_CHUNK_SIZE))
+		return -EINVAL;
+
+	memset(b, 0, sizeof(*b));
+	mutex_init(&b->scratch_lock);
+	b->kind = kind;
+	b->size = size;
+	b->phys = phys;
+	b->nr_chunks = size >> THPSWAP_CHUNK_SHIFT;
+	b->chunks = kvcalloc(b->nr_chunks, sizeof(*b->chunks), GFP_KERNEL);
+	if (!b->chunks)
+		return -ENOMEM;
+
+	scratch = alloc_pages(THPSWAP_CHUNK_GFP, THPSWAP_CHUNK_ORDER);
+	if (!scratch) {
+		pr_err("cannot allocate the 2 MiB scratch chunk\n");
+		err = -ENOMEM;
+		goto err_free;
+	}
+	b->scratch = page_address(scratch);
+
+	if (kind == THPSWAP_BACKING_MEMMAP)
+		err = thpswap_map_memmap(b);
+	else
+		err = thpswap_alloc_ram_chunks(b);
+	if (err)
+		goto err_free;
+	return 0;
+
+err_free:
+	thpswap_backing_destroy(b);
+	return err;
+}
+
+void thpswap_backing_destroy(struct thpswap_backing *b)
+{
+	if (b->chunks) {
+		if (b->kind == THPSWAP_BACKING_MEMMAP)
+			thpswap_unmap_memmap(b);
+		else
+			thpswap_free_ram_chunks(b);
+		kvfree(b->chunks);
+		b->chunks = NULL;
+	}
+	if (b->scratch)
+		free_pages((unsigned long)b->scratch, THPSWAP_CHUNK_ORDER);
+	b->scratch = NULL;
+	mutex_destroy(&b->scratch_lock);
+}
+
+/* Does not sleep.  @off..@off+@len lies inside one chunk. */
+static inline void *thpswap_backing_addr(const struct thpswap_backing *b,
+					 u64 off)
+{
+	return b->chunks[off >> THPSWAP_CHUNK_SHIFT] + (off & THPSWAP_CHUNK_MASK);
+}
+
+/*
+ * Does not sleep.  Non-temporal stores: swapped-out data is cold, so it
+ * should not evict the working set from the caches, and for a memmap range
+ * that is real persistent memory this is also the durable write.  The
+ * stores are weakly ordered; thpswap_backing_barrier() orders them before
+ * the request completes.
+ */
+void thpswap_backing_write(const struct thpswap_backing *b, u64 off,
+			   const void *src, size_t len)
+{
+	memcpy_flushcache(thpswap_backing_addr(b, off), src, len);
+}
+
+/*
+ * Does not sleep.  A memmap range may be real memory with poisoned lines:
+ * read it with the machine-check-safe copy and fail the read instead of
+ * taking the machine down.  RAM chunks are ordinary kernel memory.
+ * Returns 0 or -EIO.
+ */
+int thpswap_backing_read(const struct thpswap_backing *b, u64 off,
+			 void *dst, size_t len)
+{
+	const void *addr = thpswap_backing_addr(b, off);
+
+	if (b->kind == THPSWAP_BACKING_MEMMAP) {
+		if (copy_mc_to_kernel(dst, addr, len))
+			return -EIO;
+		return 0;
+	}
+	memcpy(dst, addr, len);
+	return 0;
+}
+
+/* Does not sleep.  Zeroes with the same non-temporal stores as a write. */
+void thpswap_backing_zero(const struct thpswap_backing *b, u64 off,
+			  size_t len)
+{
+	const void *zero = page_address(ZERO_PAGE(0));
+	void *addr = thpswap_backing_addr(b, off);
+	size_t n;
+
+	while (len) {
+		n = min_t(size_t, len, PAGE_SIZE);
+		memcpy_flushcache(addr, zero, n);
+		addr += n;
+		len -= n;
+	}
+}
+
+/*
+ * Does not sleep.  Makes the non-temporal stores of a request globally
+ * visible (sfence on x86) before the request is completed, so that a read
+ * of the same slot on another CPU afterwards sees them.  This is the whole
+ * of our "cache": FLUSH needs nothing more.
+ */
+void thpswap_backing_barrier(void)
+{
+	/* Orders the NT stores before the completion that publishes them. */
+	wmb();
+}
+
+#define THPSWAP_BW_BUSY_NS	(50 * NSEC_PER_MSEC)
+
+/*
+ * May sleep.  Measures what one swap-out of a THP costs us: a 2 MiB
+ * memcpy_flushcache plus the barrier, into the scratch chunk (never a data
+ * chunk, so it can run while the device is in use).  The source is a
+ * 2 MiB buffer allocated here: this is a control path, not the I/O path.
+ * Only the time spent copying counts, not the cond_resched() in between.
+ */
+int thpswap_backing_copy_bw(struct thpswap_backing *b, u64 *mbps)
+{
+	u64 bytes = 0, busy = 0;
+	struct page *src_page;
+	void *src;
+	ktime_t t0;
+	int err;
+
+	src_page = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL,
+			       THPSWAP_CHUNK_ORDER);
+	if (!src_page)
+		return -ENOMEM;
+	src = page_address(src_page);
+	memset(src, 0x5a, THPSWAP_CHUNK_SIZE);
+
+	err = mutex_lock_killable(&b->scratch_lock);
+	if (err)
+		goto out_free;
+	while (busy < THPSWAP_BW_BUSY_NS) {
+		t0 = ktime_get();
+		memcpy_flushcache(b->scratch, src, THPSWAP_CHUNK_SIZE);
+		thpswap_backing_barrier();
+		busy += ktime_to_ns(ktime_sub(ktime_get(), t0));
+		bytes += THPSWAP_CHUNK_SIZE;
+		cond_resched();
+	}
+	mutex_unlock(&b->scratch_lock);
+
+	/* bytes per ns is GB/s; times 1000 is MB/s. */
+	*mbps = div64_u64(bytes * 1000, busy);
+out_free:
+	__free_pages(src_page, THPSWAP_CHUNK_ORDER);
+	return err;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * thpswap backing store: where the bytes live.
+ *
+ * The store is an array of 2 MiB chunks, each physically and virtually
+ * contiguous, so that one swap cluster is one chunk and a whole THP is
+ * one copy.  Either the chunks are preallocated RAM pages, or they are
+ * consecutive 2 MiB windows of one memremap()ed physical range reserved
+ * at boot with memmap=SIZE!ADDR.  Everything is set up at creation: the
+ * copy functions below never allocate and never sleep.
+ */
+#ifndef _THPSWAP_BACKING_H
+#define _THPSWAP_BACKING_H
+
+#include <linux/mutex.h>
+#include <linux/pgtable.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+/* One chunk = one swap cluster = one PMD-mapped THP. */
+#define THPSWAP_CHUNK_SHIFT	PMD_SHIFT
+#define THPSWAP_CHUNK_SIZE	PMD_SIZE
+#define THPSWAP_CHUNK_ORDER	(THPSWAP_CHUNK_SHIFT - PAGE_SHIFT)
+#define THPSWAP_CHUNK_MASK	(THPSWAP_CHUNK_SIZE - 1)
+
+enum thpswap_backing_kind {
+	THPSWAP_BACKING_RAM,
+	THPSWAP_BACKING_MEMMAP,
+};
+
+/*
+ * All members are set at creation and read-only until destruction, so
+ * the I/O path reads them without locks; only the scratch chunk has a
+ * lock, for the bandwidth measurement.
+ */
+struct thpswap_backing {
+	enum thpswap_backing_kind kind;
+	/* Device size in bytes, a multiple of THPSWAP_CHUNK_SIZE. */
+	u64 size;
+	unsigned long nr_chunks;
+	/* Kernel address of each chunk: direct map (RAM) or the memremap. */
+	void **chunks;
+	/* MEMMAP only: the reserved range, its mapping and our claim on it. */
+	phys_addr_t phys;
+	void *map;
+	struct resource *res;
+	/*
+	 * Destination of the copy bandwidth measurement; never holds data.
+	 * Protected by @scratch_lock so that concurrent readers of
+	 * copy_bw_mbps do not measure each other.
+	 */
+	struct mutex scratch_lock;
+	void *scratch;
+};
+
+/* May sleep.  Returns 0 or a negative errno (message already printed). */
+int thpswap_backing_init(struct thpswap_backing *b,
+			 enum thpswap_backing_kind kind, u64 size,
+			 phys_addr_t phys);
+/* May sleep. */
+void thpswap_backing_destroy(struct thpswap_backing *b);
+
+/*
+ * The copy functions take a byte range that lies inside one chunk
+ * (the caller splits requests at chunk boundaries) and inside the device.
+ * They do not sleep and do not allocate.
+ */
+void thpswap_backing_write(const struct thpswap_backing *b, u64 off,
+			   const void *src, size_t len);
+int thpswap_backing_read(const struct thpswap_backing *b, u64 off,
+			 void *dst, size_t len);
+void thpswap_backing_zero(const struct thpswap_backing *b, u64 off,
+			  size_t len);
+void thpswap_backing_barrier(void);
+
+/* May sleep; runs for about 50 ms.  Result in MB/s (10^6 bytes/s). */
+int thpswap_backing_copy_bw(struct thpswap_backing *b, u64 *mbps);
+
+#endif /* _THPSWAP_BACKING_H */

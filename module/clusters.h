@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * thpswap cluster tracking: what the swap layer did with each 2 MiB
+ * cluster of the device (slot = 4 KiB page = swap offset, cluster = slot /
+ * 512 = one backing chunk).  Purely informational: the data path never
+ * depends on it, but it shows whether THPs stay whole on their way through
+ * swap.
+ */
+#ifndef _THPSWAP_CLUSTERS_H
+#define _THPSWAP_CLUSTERS_H
+
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "backing.h"
+
+#define THPSWAP_SLOTS_PER_CLUSTER	(THPSWAP_CHUNK_SIZE / PAGE_SIZE)
+
+/*
+ * States; the order is the order of the debugfs characters and of the
+ * summary, and may be exported by a control plane: only ever append.
+ */
+enum thpswap_cluster_state {
+	THPSWAP_CLUSTER_FREE,	/* no live slot */
+	THPSWAP_CLUSTER_HUGE,	/* written as one whole THP, untouched since */
+	THPSWAP_CLUSTER_SPLIT,	/* was HUGE, then freed/written/read by 4 KiB */
+	THPSWAP_CLUSTER_SMALL,	/* used by single pages */
+	THPSWAP_CLUSTER_NR_STATES,
+};
+
+/*
+ * Lock rules: @lock protects @state, @live and @slots of its own cluster
+ * only.  It is taken from the I/O path and from swap_slot_free_notify(),
+ * which runs under the swap device's spinlock (and sometimes a page table
+ * lock), so it is a spinlock, it is innermost (nothing else is taken
+ * under it) and it is never held across a copy.  Never taken from
+ * interrupt context.
+ */
+struct thpswap_cluster {
+	spinlock_t lock;	/* this cluster's members below */
+	u8 state;		/* enum thpswap_cluster_state; @lock */
+	u16 live;		/* number of set bits in @slots; @lock */
+	DECLARE_BITMAP(slots, THPSWAP_SLOTS_PER_CLUSTER);	/* live; @lock */
+};
+
+struct thpswap_clusters {
+	unsigned long nr;		/* set at init, read-only after */
+	struct thpswap_cluster *cl;	/* array of @nr, allocated at init */
+	/*
+	 * Number of clusters in each state, changed under the lock of the
+	 * cluster that transitions, read locklessly: each count is exact,
+	 * but a reader racing with transitions may see a sum off by the few
+	 * clusters in flight.
+	 */
+	atomic_long_t nr_state[THPSWAP_CLUSTER_NR_STATES];
+};
+
+struct thpswap_cluster_counts {
+	unsigned long total;
+	unsigned long nr_state[THPSWAP_CLUSTER_NR_STATES];
+};
+
+/* May sleep. */
+int thpswap_clusters_init(struct thpswap_clusters *c, unsigned long nr);
+void thpswap_clusters_destroy(struct thpswap_clusters *c);
+
+/*
+ * Hooks from the I/O path.  @slot..@slot+@nr lies inside one cluster.
+ * @whole_thp: the write was one copy of a whole, aligned 2 MiB THP.
+ * None of them sleeps.
+ */
+void thpswap_clusters_note_write(struct thpswap_clusters *c,
+				 unsigned long slot, unsigned int nr,
+				 bool whole_thp);
+void thpswap_clusters_note_read(struct thpswap_clusters *c,
+				unsigned long slot, unsigned int nr);
+/* Any range inside the device; does not sleep. */
+void thpswap_clusters_free_range(struct thpswap_clusters *c,
+				 unsigned long slot, unsigned long nr);
+
+/* O(1), does not sleep. */
+void thpswap_clusters_summary(struct thpswap_clusters *c,
+			      struct thpswap_cluster_counts *out);
+
+/*
+ * Copies the state and live count of clusters @first.. into @states and
+ * @live (either may be NULL), at most @count of them; each cluster is read
+ * under its lock, the set as a whole is not a snapshot.  Returns how many
+ * were copied, 0 past the end.  Does not sleep.
+ */
+unsigned long thpswap_clusters_get(struct thpswap_clusters *c,
+				   unsigned long first, unsigned long count,
+				   u8 *states, u16 *live);
+
+/* '.' free, 'H' huge, 'S' split, 's' small, '?' otherwise. */
+char thpswap_cluster_state_char(u8 state);
+
+#endif /* _THPSWAP_CLUSTERS_H */

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpswap devices: create, remove, the gendisk and its queue limits.
+ *
+ * Lifetime: a device is built completely (backing store, cluster map,
+ * counters) before its disk is added, and the disk is deleted before any of
+ * it is freed.  del_gendisk() drains in-flight I/O (bios and rw_page both
+ * enter the queue), removes the sysfs files and waits for their readers;
+ * the debugfs files are removed first, which waits for theirs.  While the
+ * disk is open (swapon holds it open) the device cannot be removed, and
+ * the open pins this module through fops->owner.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "debugfs.h"
+#include "device.h"
+#include "io.h"
+#include "sysfs.h"
+
+/*
+ * Devices by index.  thpswap_devices_lock serialises create and remove
+ * and protects thpswap_devices; it is held across the whole of either, so
+ * an index (and the disk name) is reused only once the old disk is gone.
+ * Lock order: thpswap_devices_lock, then a disk's open_mutex.
+ */
+static DEFINE_IDR(thpswap_devices);
+static DEFINE_MUTEX(thpswap_devices_lock);
+static int thpswap_major;	/* set at module init */
+
+/*
+ * May sleep; called with @bdev->bd_disk->open_mutex held, which is what
+ * makes the check against thpswap_dev_remove() race-free.
+ */
+static int thpswap_open(struct block_device *bdev, fmode_t mode)
+{
+	struct thpswap_dev *dev = bdev->bd_disk->private_data;
+
+	lockdep_assert_held(&bdev->bd_disk->open_mutex);
+	if (dev->removing)
+		return -ENXIO;
+	return 0;
+}
+
+static const struct block_device_operations thpswap_fops = {
+	.owner = THIS_MODULE,
+	.open = thpswap_open,
+	.submit_bio = thpswap_submit_bio,
+	/* Having rw_page is what makes swap treat us as SWP_SYNCHRONOUS_IO. */
+	.rw_page = thpswap_rw_page,
+	.swap_slot_free_notify = thpswap_swap_slot_free_notify,
+};
+
+static int thpswap_check_config(const struct thpswap_dev_config *cfg)
+{
+	if (cfg->index < -1 || cfg->index >= THPSWAP_MAX_DEVICES)
+		return -EINVAL;
+	if (cfg->size < THPSWAP_MIN_SIZE ||
+	    !IS_ALIGNED(cfg->size, THPSWAP_CHUNK_SIZE))
+		return -EINVAL;
+	if (cfg->backing != THPSWAP_BACKING_RAM &&
+	    cfg->backing != THPSWAP_BACKING_MEMMAP)
+		return -EINVAL;
+	return 0;
+}
+
+static void thpswap_set_limits(struct request_queue *q)
+{
+	/* A slot is a page: never let the block layer hand us less. */
+	blk_queue_logical_block_size(q, PAGE_SIZE);
+	blk_queue_physical_block_size(q, PAGE_SIZE);
+	blk_queue_io_min(q, PAGE_SIZE);
+	/*
+	 * We never split bios, and a 2 MiB THP must fit one: no limit but
+	 * the bio's own, as pmem.
+	 */
+	blk_queue_max_hw_sectors(q, UINT_MAX);
+	blk_queue_max_segment_size(q, UINT_MAX);
+	q->limits.discard_granularity = PAGE_SIZE;
+	blk_queue_max_discard_sectors(q, UINT_MAX);
+	blk_queue_max_write_zeroes_sectors(q, UINT_MAX);
+	/* Without NONROT, swap allocates no clusters, so no huge ones. */
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+	/* submit_bio never sleeps: see thpswap_submit_bio(). */
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
+	/*
+	 * No volatile write cache: every write ends with a store barrier
+	 * before it completes, so the default (write-through) is the truth.
+	 */
+}
+
+/* May sleep; called with thpswap_devices_lock held. */
+static int thpswap_add_disk(struct thpswap_dev *dev)
+{
+	struct gendisk *disk;
+	int err;
+
+	disk = blk_alloc_disk(NUMA_NO_NODE);
+	if (!disk)
+		return -ENOMEM;
+	disk->major = thpswap_major;
+	disk->first_minor = dev->index;
+	disk->minors = 1;
+	disk->flags |= GENHD_FL_NO_PART;
+	disk->fops = &thpswap_fops;
+	disk->private_data = dev;
+	snprintf(disk->disk_name, DISK_NAME_LEN, KBUILD_MODNAME "%d",
+		 dev->index);
+	set_capacity(disk, dev->nr_sectors);
+	thpswap_set_limits(disk->queue);
+
+	/* Set before the disk is visible: sysfs and debugfs read it. */
+	dev->disk = disk;
+	err = device_add_disk(NULL, disk, thpswap_disk_groups);
+	if (err) {
+		dev->disk = NULL;
+		put_disk(disk);
+		return err;
+	}
+	return 0;
+}
+
+/* May sleep.  Frees what thpswap_dev_create() built, in reverse. */
+static void thpswap_dev_free(struct thpswap_dev *dev)
+{
+	if (dev->stats)
+		thpswap_stats_free(dev->stats);
+	thpswap_clusters_destroy(&dev->clusters);
+	thpswap_backing_destroy(&dev->backing);
+	kfree(dev);
+}
+
+/*
+ * May sleep; called with thpswap_devices_lock held, after the device was
+ * found unopened and marked removing (or at module exit, when nobody can
+ * hold it open).
+ */
+static void thpswap_dev_destroy(struct thpswap_dev *dev)
+{
+	lockdep_assert_held(&thpswap_devices_lock);
+	pr_info("%s: removing\n", dev->disk->disk_name);
+	thpswap_debugfs_remove_dev(dev);
+	del_gendisk(dev->disk);
+	put_disk(dev->disk);
+	idr_remove(&thpswap_devices, dev->index);
+	thpswap_dev_free(dev);
+}
+
+int thpswap_dev_create(const struct thpswap_dev_config *cfg,
+		       struct thpswap_dev **out)
+{
+	struct thpswap_dev *dev;
+	int start, end, err;
+
+	err = thpswap_check_config(cfg);
+	if (err)
+		return err;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->nr_sectors = cfg->size >> SECTOR_SHIFT;
+	dev->nr_slots = cfg->size >> PAGE_SHIFT;
+
+	mutex_lock(&thpswap_devices_lock);
+	start = cfg->index < 0 ? 0 : cfg->index;
+	end = cfg->index < 0 ? THPSWAP_MAX_DEVICES : cfg->index + 1;
+	/* NULL until complete: nobody may find a half-built device. */
+	err = idr_alloc(&thpswap_devices, NULL, start, end, GFP_KERNEL);
+	if (err < 0) {
+		if (err == -ENOSPC && cfg->index >= 0)
+			err = -EEXIST;
+		goto err_unlock;
+	}
+	dev->index = err;
+
+	err = thpswap_backing_init(&dev->backing, cfg->backing, cfg->size,
+				   cfg->backing_phys);
+	if (err)
+		goto err_idr;
+	err = thpswap_clusters_init(&dev->clusters,
+				    cfg->size >> THPSWAP_CHUNK_SHIFT);
+	if (err)
+		goto err_idr;
+	dev->stats = thpswap_stats_alloc();
+	if (!dev->stats) {
+		err = -ENOMEM;
+		goto err_idr;
+	}
+	err = thpswap_add_disk(dev);
+	if (err)
+		goto err_idr;
+	thpswap_debugfs_add_dev(dev);
+	idr_replace(&thpswap_devices, dev, dev->index);
+	mutex_unlock(&thpswap_devices_lock);
+
+	if (cfg->backing == THPSWAP_BACKING_MEMMAP)
+		pr_info("%s: %llu MiB on memmap range at %pa\n",
+			dev->disk->disk_name, cfg->size >> 20,
+			&cfg->backing_phys);
+	else
+		pr_info("%s: %llu MiB of RAM in 2 MiB chunks\n",
+			dev->disk->disk_name, cfg->size >> 20);
+	if (out)
+		*out = dev;
+	return 0;
+
+err_idr:
+	idr_remove(&thpswap_devices, dev->index);
+err_unlock:
+	mutex_unlock(&thpswap_devices_lock);
+	thpswap_dev_free(dev);
+	return err;
+}
+
+int thpswap_dev_remove(int index)
+{
+	struct thpswap_dev *dev;
+	int err = 0;
+
+	mutex_lock(&thpswap_devices_lock);
+	dev = idr_find(&thpswap_devices, index);
+	if (!dev) {
+		err = -ENODEV;
+		goto out_unlock;
+	}
+
+	/*
+	 * Under open_mutex, so that no open slips in between the check and
+	 * the flag; thpswap_open() refuses from here on, and del_gendisk()
+	 * makes that final.
+	 */
+	mutex_lock(&dev->disk->open_mutex);
+	if (disk_openers(dev->disk)) {
+		mutex_unlock(&dev->disk->open_mutex);
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	dev->removing = true;
+	mutex_unlock(&dev->disk->open_mutex);
+
+	thpswap_dev_destroy(dev);
+out_unlock:
+	mutex_unlock(&thpswap_devices_lock);
+	return err;
+}
+
+int thpswap_devices_init(void)
+{
+	/* Slots are pages and our logical block is a slot: 4 KiB. */
+	BUILD_BUG_ON(PAGE_SIZE != SZ_4K);
+	BUILD_BUG_ON(THPSWAP_SLOTS_PER_CLUSTER != 512);
+
+	thpswap_major = register_blkdev(0, KBUILD_MODNAME);
+	if (thpswap_major < 0)
+		return thpswap_major;
+	return 0;
+}
+
+void thpswap_devices_exit(void)
+{
+	struct thpswap_dev *dev;
+	int index;
+
+	mutex_lock(&thpswap_devices_lock);
+	idr_for_each_entry(&thpswap_devices, dev, index)
+		thpswap_dev_destroy(dev);
+	mutex_unlock(&thpswap_devices_lock);
+	idr_destroy(&thpswap_devices);
+	unregister_blkdev(thpswap_major, KBUILD_MODNAME);
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpswap: a block device for swap on fast memory (RAM, or a physical
+ * range reserved with memmap=SIZE!ADDR) that stores a swapped-out THP as
+ * one 2 MiB copy, and shows what the swap layer does with its clusters.
+ *
+ * Module init and exit, and the load-time parameters.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+#include "debugfs.h"
+#include "device.h"
+
+static unsigned int num_devices = 1;
+module_param(num_devices, uint, 0444);
+MODULE_PARM_DESC(num_devices, "Devices to create at load, 0-64 (default 1)");
+
+static char *size = "1G";
+module_param(size, charp, 0444);
+MODULE_PARM_DESC(size, "Size of each device, K/M/G suffix, rounded down to 2M, at least 4M (default 1G)");
+
+static char *backing_phys;
+module_param(backing_phys, charp, 0444);
+MODULE_PARM_DESC(backing_phys, "Back thpswap0 by [backing_phys, +size) reserved with memmap=SIZE!ADDR, 2M aligned (default: RAM)");
+
+/* Accepts a whole string, optionally with one trailing newline. */
+static bool __init thpswap_parse_u64(const char *s, u64 *out)
+{
+	char *end;
+
+	*out = memparse(s, &end);
+	if (end == s)
+		return false;
+	if (*end == '\n')
+		end++;
+	return *end == '\0';
+}
+
+static int __init thpswap_parse_params(u64 *dev_size, phys_addr_t *phys)
+{
+	u64 v;
+
+	if (num_devices > THPSWAP_MAX_DEVICES) {
+		pr_err("num_devices=%u: at most %d\n", num_devices,
+		       THPSWAP_MAX_DEVICES);
+		return -EINVAL;
+	}
+
+	if (!size || !thpswap_parse_u64(size, &v)) {
+		pr_err("size=%s: not a size (e.g. 512M, 1G)\n",
+		       size ? size : "");
+		return -EINVAL;
+	}
+	v = round_down(v, THPSWAP_CHUNK_SIZE);
+	if (v < THPSWAP_MIN_SIZE) {
+		pr_err("size=%s: must be at least %luM after rounding down to a multiple of 2M\n",
+		       size, THPSWAP_MIN_SIZE >> 20);
+		return -EINVAL;
+	}
+	*dev_size = v;
+
+	*phys = 0;
+	if (backing_phys && *backing_phys) {
+		if (!thpswap_parse_u64(backing_phys, &v) ||
+		    v != (phys_addr_t)v) {
+			pr_err("backing_phys=%s: not a physical address (e.g. 0x100000000 or 4G)\n",
+			       backing_phys);
+			return -EINVAL;
+		}
+		/* thpswap_backing_init() checks alignment and the reservation. */
+		*phys = v;
+		if (!*phys) {
+			pr_err("backing_phys=%s: must not be 0\n", backing_phys);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int __init thpswap_init(void)
+{
+	struct thpswap_dev_config cfg = { };
+	phys_addr_t phys;
+	u64 dev_size;
+	unsigned int i;
+	int err;
+
+	err = thpswap_parse_params(&dev_size, &phys);
+	if (err)
+		return err;
+
+	thpswap_debugfs_init();
+	err = thpswap_devices_init();
+	if (err)
+		goto err_debugfs;
+
+	for (i = 0; i < num_devices; i++) {
+		cfg.index = i;
+		cfg.size = dev_size;
+		cfg.backing = THPSWAP_BACKING_RAM;
+		cfg.backing_phys = 0;
+		if (i == 0 && phys) {
+			cfg.backing = THPSWAP_BACKING_MEMMAP;
+			cfg.backing_phys = phys;
+		}
+		err = thpswap_dev_create(&cfg, NULL);
+		if (err) {
+			pr_err("cannot create thpswap%u: %d\n", i, err);
+			goto err_devices;
+		}
+	}
+	return 0;
+
+err_devices:
+	thpswap_devices_exit();
+err_debugfs:
+	thpswap_debugfs_exit();
+	return err;
+}
+
+static void __exit thpswap_exit(void)
+{
+	thpswap_devices_exit();
+	thpswap_debugfs_exit();
+}
+
+module_init(thpswap_init);
+module_exit(thpswap_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Block device for swap on fast memory, one copy per THP");
+MODULE_AUTHOR("thpswap developers");

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpswap statistics.  See stats.h.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+#include <linux/vmstat.h>
+
+#include "device.h"
+#include "stats.h"
+
+const char *const thpswap_stat_names[THPSWAP_NR_STATS] = {
+	[THPSWAP_STAT_THP_WRITES] = "thp_writes",
+	[THPSWAP_STAT_THP_READS] = "thp_reads",
+	[THPSWAP_STAT_PAGE_WRITES] = "page_writes",
+	[THPSWAP_STAT_PAGE_READS] = "page_reads",
+	[THPSWAP_STAT_BYTES_WRITTEN] = "bytes_written",
+	[THPSWAP_STAT_BYTES_READ] = "bytes_read",
+	[THPSWAP_STAT_DISCARDS] = "discards",
+	[THPSWAP_STAT_SLOT_FREES] = "slot_frees",
+	[THPSWAP_STAT_REJECTED] = "rejected",
+};
+
+struct thpswap_pcpu_stats __percpu *thpswap_stats_alloc(void)
+{
+	return alloc_percpu(struct thpswap_pcpu_stats);
+}
+
+void thpswap_stats_free(struct thpswap_pcpu_stats __percpu *stats)
+{
+	free_percpu(stats);
+}
+
+/*
+ * Sums one vm event over all CPUs without all_vm_events(), whose
+ * NR_VM_EVENT_ITEMS-sized result array would not fit our stack budget and
+ * which takes the CPU hotplug lock.  An offline CPU's events are folded
+ * into a live CPU's and zeroed, so summing every possible CPU counts each
+ * event once, give or take one that is being folded right now.
+ */
+#if defined(CONFIG_VM_EVENT_COUNTERS) && defined(CONFIG_TRANSPARENT_HUGEPAGE)
+static u64 thpswap_sum_vm_event(enum vm_event_item item)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(vm_event_states, cpu).event[item];
+	return sum;
+}
+
+static void thpswap_snap_vm_events(struct thpswap_stats_snap *snap)
+{
+	snap->thp_swpout = thpswap_sum_vm_event(THP_SWPOUT);
+	snap->thp_swpout_fallback = thpswap_sum_vm_event(THP_SWPOUT_FALLBACK);
+}
+#else
+/* Without these counters the snapshot reports 0, which it memset already. */
+static void thpswap_snap_vm_events(struct thpswap_stats_snap *snap)
+{
+}
+#endif
+
+/*
+ * Does not sleep.  Each counter is read once per CPU; counters keep moving
+ * while we sum, so the snapshot is a consistent set only when the device is
+ * idle.
+ */
+void thpswap_stats_snapshot(struct thpswap_dev *dev,
+			    struct thpswap_stats_snap *snap)
+{
+	const struct thpswap_pcpu_stats *p;
+	int cpu, i;
+
+	memset(snap, 0, sizeof(*snap));
+	for_each_possible_cpu(cpu) {
+		p = per_cpu_ptr(dev->stats, cpu);
+		for (i = 0; i < THPSWAP_NR_STATS; i++)
+			snap->c[i] += READ_ONCE(p->c[i]);
+	}
+	thpswap_snap_vm_events(snap);
+	thpswap_clusters_summary(&dev->clusters, &snap->clusters);
+}
+
+/*
+ * Does not sleep.  Zeroes every CPU's counters from this CPU.  This races
+ * with this_cpu_add() on other CPUs: an increment landing in the middle
+ * may be lost or survive the reset.  That is benign for statistics, and
+ * cheaper than making every I/O pay for a lock.  Cluster states are not
+ * statistics and are not reset.
+ */
+void thpswap_stats_reset(struct thpswap_dev *dev)
+{
+	struct thpswap_pcpu_stats *p;
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		p = per_cpu_ptr(dev->stats, cpu);
+		for (i = 0; i < THPSWAP_NR_STATS; i++)
+			WRITE_ONCE(p->c[i], 0);
+	}
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpswap sysfs: /sys/block/thpswapN/thpswap/.  Read-only but for
+ * reset_stats; configuration belongs to the control plane.
+ *
+ * stats         "name value" lines: "version 1", then the counters in
+ *               enum thpswap_stat order, then thp_swpout and
+ *               thp_swpout_fallback.  New keys are only ever appended.
+ * clusters      "total N", then "free N", "huge N", "split N", "small N".
+ * reset_stats   write "1" to zero the counters (not the cluster states).
+ * copy_bw_mbps  reading measures memcpy_flushcache bandwidth (~50 ms),
+ *               integer MB/s, 1 MB = 10^6 bytes.
+ * backing       "ram" or "memmap 0x<physical address>".
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/device.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "device.h"
+#include "sysfs.h"
+
+#define THPSWAP_STATS_VERSION	1
+
+static struct thpswap_dev *thpswap_dev_of(struct device *d)
+{
+	return dev_to_disk(d)->private_data;
+}
+
+static ssize_t stats_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	struct thpswap_stats_snap snap;
+	int len, i;
+
+	thpswap_stats_snapshot(thpswap_dev_of(d), &snap);
+	len = sysfs_emit(buf, "version %d\n", THPSWAP_STATS_VERSION);
+	for (i = 0; i < THPSWAP_NR_STATS; i++)
+		len += sysfs_emit_at(buf, len, "%s %llu\n",
+				     thpswap_stat_names[i], snap.c[i]);
+	len += sysfs_emit_at(buf, len, "thp_swpout %llu\n", snap.thp_swpout);
+	len += sysfs_emit_at(buf, len, "thp_swpout_fallback %llu\n",
+			     snap.thp_swpout_fallback);
+	return len;
+}
+static DEVICE_ATTR_RO(stats);
+
+static ssize_t clusters_show(struct device *d, struct device_attribute *attr,
+			     char *buf)
+{
+	struct thpswap_cluster_counts cc;
+
+	thpswap_clusters_summary(&thpswap_dev_of(d)->clusters, &cc);
+	return sysfs_emit(buf, "total %lu\nfree %lu\nhuge %lu\nsplit %lu\nsmall %lu\n",
+			  cc.total,
+			  cc.nr_state[THPSWAP_CLUSTER_FREE],
+			  cc.nr_state[THPSWAP_CLUSTER_HUGE],
+			  cc.nr_state[THPSWAP_CLUSTER_SPLIT],
+			  cc.nr_state[THPSWAP_CLUSTER_SMALL]);
+}
+static DEVICE_ATTR_RO(clusters);
+
+static ssize_t reset_stats_store(struct device *d,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	thpswap_stats_reset(thpswap_dev_of(d));
+	return count;
+}
+static DEVICE_ATTR_WO(reset_stats);
+
+static ssize_t copy_bw_mbps_show(struct device *d,
+				 struct device_attribute *attr, char *buf)
+{
+	u64 mbps;
+	int err;
+
+	err = thpswap_backing_copy_bw(&thpswap_dev_of(d)->backing, &mbps);
+	if (err)
+		return err;
+	return sysfs_emit(buf, "%llu\n", mbps);
+}
+static DEVICE_ATTR_RO(copy_bw_mbps);
+
+static ssize_t backing_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	const struct thpswap_backing *b = &thpswap_dev_of(d)->backing;
+
+	if (b->kind == THPSWAP_BACKING_MEMMAP)
+		return sysfs_emit(buf, "memmap 0x%llx\n", (u64)b->phys);
+	return sysfs_emit(buf, "ram\n");
+}
+static DEVICE_ATTR_RO(backing);
+
+static struct attribute *thpswap_attrs[] = {
+	&dev_attr_stats.attr,
+	&dev_attr_clusters.attr,
+	&dev_attr_reset_stats.attr,
+	&dev_attr_copy_bw_mbps.attr,
+	&dev_attr_backing.attr,
+	NULL,
+};
+
+static const struct attribute_group thpswap_attr_group = {
+	.name = "thpswap",
+	.attrs = thpswap_attrs,
+};
+
+const struct attribute_group *thpswap_disk_groups[] = {
+	&thpswap_attr_group,
+	NULL,
+};
