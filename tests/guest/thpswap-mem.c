@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpswap-mem: swap a THP-backed working set out with MADV_PAGEOUT and back
+ * in, verifying every word, and report what the kernel and the device did.
+ *
+ *   thpswap-mem --size MiB [--seed N] [--cycles N] [--dev NAME] [--quiet]
+ *
+ * Per cycle: MADV_PAGEOUT the whole region (timed: "out"), then fault it
+ * back by reading one byte of every 4 KiB page (timed: "in"), then check
+ * every 8-byte word (timed separately: "verify").  The region is filled
+ * once, before the first cycle.
+ *
+ * Output: lines starting with "# " are for humans; every other line is a
+ * machine-readable record of space-separated key=value pairs:
+ *   setup    size_mib= seed= dev= dev_stats=yes|no fill_s= anonhuge_kb=
+ *   cycle=N  out_s= out_mbps= swap_kb= pswpout= thp_swpout=
+ *            thp_swpout_fallback= dev_thp_writes= dev_page_writes=
+ *            dev_bytes_written= dev_rejected= clusters_huge= clusters_split=
+ *            clusters_small= in_s= in_mbps= pswpin= dev_thp_reads=
+ *            dev_page_reads= dev_bytes_read= anonhuge_kb_after= verify_s=
+ *            bad_words=
+ *   result=ok|corrupt bad_words= cycles=
+ * Device fields are -1 when DEV has no thpswap sysfs directory (so the tool
+ * also runs against zram, brd or pmem swap for comparison).
+ *
+ * Exit: 0 all words correct, 1 any corrupt word, 2 usage or setup error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: thpswap-mem --size MiB [--seed N] [--cycles N] [--dev NAME] [--quiet]\n"
+		"  --size MiB   working set, rounded up to 2 MiB (required)\n"
+		"  --seed N     pattern seed (default 1)\n"
+		"  --cycles N   page-out/page-in cycles (default 1)\n"
+		"  --dev NAME   swap block device for stats (default $THPSWAP_DEV or thpswap0)\n"
+		"  --quiet      machine-readable lines only\n");
+}
+
+static double mbps(size_t bytes, double s)
+{
+	return s > 0 ? bytes / 1e6 / s : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "cycles", required_argument, NULL, 'c' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	unsigned long size_mib = 0, cycles = 1;
+	uint64_t seed = 1, total_bad = 0;
+	const char *dev = thpswap_dev_name();
+	bool quiet = false, has_dev;
+	size_t bytes;
+	double t0, t1;
+	char *mem, *end;
+	long long ahp;
+	unsigned long c;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "s:S:c:d:qh", opts, NULL)) != -1) {
+		switch (o) {
+		case 's':
+			size_mib = strtoul(optarg, &end, 0);
+			if (*end || !size_mib)
+				goto bad;
+			break;
+		case 'S':
+			seed = strtoull(optarg, &end, 0);
+			if (*end)
+				goto bad;
+			break;
+		case 'c':
+			cycles = strtoul(optarg, &end, 0);
+			if (*end || !cycles)
+				goto bad;
+			break;
+		case 'd':
+			dev = optarg;
+			if (!strncmp(dev, "/dev/", 5))
+				dev += 5;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc || !size_mib)
+		goto bad;
+	if (!seed)	/* keep the pattern away from all-zero words */
+		seed = 1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	bytes = (size_mib * MiB + THP_SIZE - 1) & ~(THP_SIZE - 1);
+	has_dev = dev_has_stats(dev);
+	mem = thp_alloc(bytes);
+	if (!mem) {
+		fprintf(stderr, "thpswap-mem: cannot map %zu bytes: %s\n",
+			bytes, strerror(errno));
+		return 2;
+	}
+	t0 = now_s();
+	pattern_fill(mem, bytes, seed, 0);
+	t1 = now_s();
+	ahp = smaps_range_kb(mem, bytes, "AnonHugePages");
+	printf("setup size_mib=%zu seed=%" PRIu64 " dev=%s dev_stats=%s fill_s=%.3f anonhuge_kb=%lld\n",
+	       bytes / MiB, seed, dev, has_dev ? "yes" : "no", t1 - t0, ahp);
+	if (!quiet)
+		printf("# filled %zu MiB in %.3f s (%.1f MB/s), AnonHugePages %lld kB (%.1f%% THP)\n",
+		       bytes / MiB, t1 - t0, mbps(bytes, t1 - t0), ahp,
+		       100.0 * ahp * KiB / bytes);
+
+	for (c = 1; c <= cycles; c++) {
+		struct vmstat_snap v0, v1, v2, dv_out, dv_in;
+		struct dev_snap d0, d1, d2, dd_out, dd_in;
+		struct bad_word first;
+		double out_s, in_s, ver_s;
+		long long swap_kb, ahp_after;
+		uint64_t bad;
+
+		vmstat_snap(&v0);
+		dev_snap(dev, &d0);
+		t0 = now_s();
+		if (madvise(mem, bytes, MADV_PAGEOUT)) {
+			fprintf(stderr, "thpswap-mem: MADV_PAGEOUT: %s\n",
+				strerror(errno));
+			return 2;
+		}
+		t1 = now_s();
+		out_s = t1 - t0;
+		vmstat_snap(&v1);
+		dev_snap(dev, &d1);
+		swap_kb = smaps_range_kb(mem, bytes, "Swap");
+
+		t0 = now_s();
+		touch_pages(mem, bytes);
+		t1 = now_s();
+		in_s = t1 - t0;
+		vmstat_snap(&v2);
+		dev_snap(dev, &d2);
+		ahp_after = smaps_range_kb(mem, bytes, "AnonHugePages");
+
+		t0 = now_s();
+		bad = pattern_verify(mem, bytes, seed, 0, &first);
+		ver_s = now_s() - t0;
+		total_bad += bad;
+
+		vmstat_delta(&dv_out, &v0, &v1);
+		vmstat_delta(&dv_in, &v1, &v2);
+		dev_delta(&dd_out, &d0, &d1);
+		dev_delta(&dd_in, &d1, &d2);
+
+		printf("cycle=%lu out_s=%.3f out_mbps=%.1f swap_kb=%lld pswpout=%lld thp_swpout=%lld thp_swpout_fallback=%lld"
+		       " dev_thp_writes=%lld dev_page_writes=%lld dev_bytes_written=%lld dev_rejected=%lld"
+		       " clusters_huge=%lld clusters_split=%lld clusters_small=%lld"
+		       " in_s=%.3f in_mbps=%.1f pswpin=%lld dev_thp_reads=%lld dev_page_reads=%lld dev_bytes_read=%lld"
+		       " anonhuge_kb_after=%lld verify_s=%.3f bad_words=%" PRIu64 "\n",
+		       c, out_s, mbps(bytes, out_s), swap_kb, dv_out.pswpout,
+		       dv_out.thp_swpout, dv_out.thp_swpout_fallback,
+		       dd_out.thp_writes, dd_out.page_writes,
+		       dd_out.bytes_written, dd_out.rejected,
+		       d1.c_huge, d1.c_split, d1.c_small,
+		       in_s, mbps(bytes, in_s), dv_in.pswpin, dd_in.thp_reads,
+		       dd_in.page_reads, dd_in.bytes_read, ahp_after, ver_s, bad);
+		if (!quiet) {
+			char dout[96] = "", din[96] = "";
+
+			if (has_dev) {
+				snprintf(dout, sizeof(dout), "; device thp_writes +%lld, page_writes +%lld",
+					 dd_out.thp_writes, dd_out.page_writes);
+				snprintf(din, sizeof(din), "; device thp_reads +%lld, page_reads +%lld",
+					 dd_in.thp_reads, dd_in.page_reads);
+			}
+			printf("# cycle %lu: out %.3f s (%.1f MB/s): swapped %lld kB, pswpout +%lld, thp_swpout +%lld, fallback +%lld%s\n",
+			       c, out_s, mbps(bytes, out_s), swap_kb,
+			       dv_out.pswpout, dv_out.thp_swpout,
+			       dv_out.thp_swpout_fallback, dout);
+			printf("# cycle %lu: in  %.3f s (%.1f MB/s): pswpin +%lld%s; AnonHugePages after %lld kB (%.1f%%)\n",
+			       c, in_s, mbps(bytes, in_s), dv_in.pswpin, din,
+			       ahp_after, 100.0 * ahp_after * KiB / bytes);
+			printf("# cycle %lu: verify %.3f s: %s\n", c, ver_s,
+			       bad ? "CORRUPT" : "all words correct");
+		}
+		if (bad)
+			fprintf(stderr,
+				"thpswap-mem: cycle %lu: %" PRIu64 " bad words; first at byte offset %#" PRIx64
+				" (page %" PRIu64 " word %" PRIu64 "): expected %#018" PRIx64 " got %#018" PRIx64 "\n",
+				c, bad, first.index * 8, first.index / 512,
+				first.index % 512, first.expected, first.seen);
+	}
+	printf("result=%s bad_words=%" PRIu64 " cycles=%lu\n",
+	       total_bad ? "corrupt" : "ok", total_bad, cycles);
+	thp_free(mem, bytes);
+	return total_bad ? 1 : 0;
+bad:
+	usage(stderr);
+	return 2;
+}
