@@ -63,7 +63,7 @@ demo:
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+	depmod -a $$(modinfo -F vermagic thpswap.ko | cut -d' ' -f1)
 	$(MAKE) -C userctl install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR) MANDIR=$(MANDIR)
 
 # Register this tree with DKMS so the module is rebuilt for every new

@@ -19,6 +19,18 @@ check "/dev/thpswap0 is 64 MiB" test "$(sectors thpswap0)" -eq $((64 * 2048))
 check "queue is non-rotational" test "$(cat /sys/block/thpswap0/queue/rotational)" = 0
 check "logical block size 4096" test "$(cat /sys/block/thpswap0/queue/logical_block_size)" = 4096
 check "mkswap /dev/thpswap0" mkswap /dev/thpswap0
+stat() { sed -n "s/^$1 //p" /sys/block/thpswap0/thpswap/stats; }
+check "mkswap was counted (bytes_written > 0)" test "$(stat bytes_written)" -gt 0
+check "reset_stats rejects '2'" sh -c '! echo 2 > /sys/block/thpswap0/thpswap/reset_stats'
+check "reset_stats accepts '1'" sh -c 'echo 1 > /sys/block/thpswap0/thpswap/reset_stats'
+check "counters are zero after reset" sh -c '
+	for k in thp_writes thp_reads page_writes page_reads bytes_written bytes_read discards slot_frees rejected; do
+		v=$(sed -n "s/^$k //p" /sys/block/thpswap0/thpswap/stats)
+		[ "$v" = 0 ] || { echo "$k is $v"; exit 1; }
+	done'
+check "copy bandwidth is measured (MB/s > 0)" sh -c '
+	bw=$(cat /sys/block/thpswap0/thpswap/copy_bw_mbps); echo "copy_bw_mbps $bw"; [ "$bw" -gt 0 ]'
+check "backing is ram" grep -qx ram /sys/block/thpswap0/thpswap/backing
 check "swapon /dev/thpswap0" swapon /dev/thpswap0
 check "/proc/swaps lists /dev/thpswap0" grep -q '^/dev/thpswap0 ' /proc/swaps
 if rmmod thpswap 2>/dev/null; then
