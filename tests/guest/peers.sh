@@ -10,10 +10,11 @@ size=${1:-256}
 cycle() {	# cycle LABEL DEVICE
 	echo "### $1 ($2)"
 	mkswap "$2" >/dev/null && swapon "$2" || { echo "not ok - swapon $2"; return 1; }
-	thpswap-mem --size "$size" --dev "${3:-none}" | grep -E '=|MB/s'
+	thpswap-mem --size "$size" --cycles 3 --dev "${3:-none}" --quiet
 	swapoff "$2"
 }
 modprobe thpswap size=512M
+echo "copy_bw_mbps=$(cat /sys/block/thpswap0/thpswap/copy_bw_mbps)"
 cycle thpswap-ram /dev/thpswap0 thpswap0
 rmmod thpswap
 modprobe thpswap size=512M backing_phys=0x100000000
@@ -25,3 +26,7 @@ cat /sys/bus/nd/devices/ndbus*/wait_probe >/dev/null
 cycle pmem /dev/pmem0
 modprobe brd rd_nr=1 rd_size=$((512 * 1024))
 cycle brd /dev/ram0
+swapoff /dev/ram0 2>/dev/null
+modprobe zram num_devices=1
+echo 512M > /sys/block/zram0/disksize
+cycle zram /dev/zram0
