@@ -38,6 +38,7 @@ userctl:
 
 guest-tools:
 	$(MAKE) -C tests/guest O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
+	$(MAKE) -C tests/guest/control O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
 
 kmod-test:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/kmod modules
@@ -64,7 +65,7 @@ demo:
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $$(modinfo -F vermagic thpswap.ko | cut -d' ' -f1)
-	$(MAKE) -C userctl install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR) MANDIR=$(MANDIR)
+	$(MAKE) -C userctl install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) SBINDIR=$(SBINDIR) MANDIR=$(MANDIR)
 
 # Register this tree with DKMS so the module is rebuilt for every new
 # 6.1 kernel (BUILD_EXCLUSIVE_KERNEL in dkms.conf keeps it to 6.1).

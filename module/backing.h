@@ -16,6 +16,7 @@
 #include <linux/pgtable.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/thpswap.h>
 
 /* One chunk = one swap cluster = one PMD-mapped THP. */
 #define THPSWAP_CHUNK_SHIFT	PMD_SHIFT
@@ -23,10 +24,7 @@
 #define THPSWAP_CHUNK_ORDER	(THPSWAP_CHUNK_SHIFT - PAGE_SHIFT)
 #define THPSWAP_CHUNK_MASK	(THPSWAP_CHUNK_SIZE - 1)
 
-enum thpswap_backing_kind {
-	THPSWAP_BACKING_RAM,
-	THPSWAP_BACKING_MEMMAP,
-};
+/* enum thpswap_backing_kind (RAM, MEMMAP) is the uapi's. */
 
 /*
  * All members are set at creation and read-only until destruction, so

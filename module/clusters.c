@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 
 #include "clusters.h"
+#include "events.h"
 
 int thpswap_clusters_init(struct thpswap_clusters *c, unsigned long nr)
 {
@@ -28,6 +29,18 @@ int thpswap_clusters_init(struct thpswap_clusters *c, unsigned long nr)
 	c->cl = kvcalloc(nr, sizeof(*c->cl), GFP_KERNEL);
 	if (!c->cl)
 		return -ENOMEM;
+	/* Here, not when a listener comes: recording must not allocate. */
+	c->changed = bitmap_zalloc(nr, GFP_KERNEL);
+	c->sending = bitmap_zalloc(nr, GFP_KERNEL);
+	if (!c->changed || !c->sending) {
+		bitmap_free(c->changed);
+		bitmap_free(c->sending);
+		c->changed = NULL;
+		c->sending = NULL;
+		kvfree(c->cl);
+		c->cl = NULL;
+		return -ENOMEM;
+	}
 	for (i = 0; i < nr; i++) {
 		spin_lock_init(&c->cl[i].lock);
 		c->cl[i].state = THPSWAP_CLUSTER_FREE;
@@ -35,11 +48,18 @@ int thpswap_clusters_init(struct thpswap_clusters *c, unsigned long nr)
 	for (s = 0; s < THPSWAP_CLUSTER_NR_STATES; s++)
 		atomic_long_set(&c->nr_state[s], 0);
 	atomic_long_set(&c->nr_state[THPSWAP_CLUSTER_FREE], nr);
+	atomic_long_set(&c->nr_live, 0);
+	atomic_set(&c->generation, 1);
+	atomic_long_set(&c->transitions, 0);
 	return 0;
 }
 
 void thpswap_clusters_destroy(struct thpswap_clusters *c)
 {
+	bitmap_free(c->changed);
+	bitmap_free(c->sending);
+	c->changed = NULL;
+	c->sending = NULL;
 	kvfree(c->cl);
 	c->cl = NULL;
 	c->nr = 0;
@@ -57,6 +77,8 @@ static void thpswap_cluster_set_state(struct thpswap_clusters *c,
 	atomic_long_inc(&c->nr_state[new]);
 	/* Paired with the lockless READ_ONCE() in note_read(). */
 	WRITE_ONCE(cl->state, new);
+	atomic_inc(&c->generation);
+	thpswap_events_cluster_changed(c, cl - c->cl);
 }
 
 /* Does not sleep.  Called with @cl->lock held; returns how many were set. */
@@ -103,14 +125,19 @@ void thpswap_clusters_note_write(struct thpswap_clusters *c,
 {
 	struct thpswap_cluster *cl = thpswap_slot_cluster(c, slot);
 	unsigned int first = slot % THPSWAP_SLOTS_PER_CLUSTER;
+	unsigned int set;
 
 	spin_lock(&cl->lock);
 	if (whole_thp && nr == THPSWAP_SLOTS_PER_CLUSTER) {
 		bitmap_fill(cl->slots, THPSWAP_SLOTS_PER_CLUSTER);
+		atomic_long_add(THPSWAP_SLOTS_PER_CLUSTER - cl->live,
+				&c->nr_live);
 		cl->live = THPSWAP_SLOTS_PER_CLUSTER;
 		thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_HUGE);
 	} else {
-		cl->live += thpswap_cluster_set_slots(cl, first, nr);
+		set = thpswap_cluster_set_slots(cl, first, nr);
+		cl->live += set;
+		atomic_long_add(set, &c->nr_live);
 		if (cl->state == THPSWAP_CLUSTER_FREE)
 			thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_SMALL);
 		else if (cl->state == THPSWAP_CLUSTER_HUGE)
@@ -148,7 +175,7 @@ void thpswap_clusters_free_range(struct thpswap_clusters *c,
 				 unsigned long slot, unsigned long nr)
 {
 	struct thpswap_cluster *cl;
-	unsigned int first, n;
+	unsigned int first, n, cleared;
 
 	while (nr) {
 		cl = thpswap_slot_cluster(c, slot);
@@ -156,7 +183,9 @@ void thpswap_clusters_free_range(struct thpswap_clusters *c,
 		n = min_t(unsigned long, nr, THPSWAP_SLOTS_PER_CLUSTER - first);
 
 		spin_lock(&cl->lock);
-		cl->live -= thpswap_cluster_clear_slots(cl, first, n);
+		cleared = thpswap_cluster_clear_slots(cl, first, n);
+		cl->live -= cleared;
+		atomic_long_sub(cleared, &c->nr_live);
 		if (!cl->live)
 			thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_FREE);
 		else if (cl->state == THPSWAP_CLUSTER_HUGE)
@@ -176,6 +205,8 @@ void thpswap_clusters_summary(struct thpswap_clusters *c,
 	out->total = c->nr;
 	for (s = 0; s < THPSWAP_CLUSTER_NR_STATES; s++)
 		out->nr_state[s] = atomic_long_read(&c->nr_state[s]);
+	out->live_slots = atomic_long_read(&c->nr_live);
+	out->generation = atomic_read(&c->generation);
 }
 
 unsigned long thpswap_clusters_get(struct thpswap_clusters *c,

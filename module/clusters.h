@@ -14,21 +14,14 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include <linux/thpswap.h>
+
 #include "backing.h"
 
 #define THPSWAP_SLOTS_PER_CLUSTER	(THPSWAP_CHUNK_SIZE / PAGE_SIZE)
 
-/*
- * States; the order is the order of the debugfs characters and of the
- * summary, and may be exported by a control plane: only ever append.
- */
-enum thpswap_cluster_state {
-	THPSWAP_CLUSTER_FREE,	/* no live slot */
-	THPSWAP_CLUSTER_HUGE,	/* written as one whole THP, untouched since */
-	THPSWAP_CLUSTER_SPLIT,	/* was HUGE, then freed/written/read by 4 KiB */
-	THPSWAP_CLUSTER_SMALL,	/* used by single pages */
-	THPSWAP_CLUSTER_NR_STATES,
-};
+/* The states are the uapi's enum thpswap_cluster_state. */
+#define THPSWAP_CLUSTER_NR_STATES	__THPSWAP_CLUSTER_STATE_MAX
 
 /*
  * Lock rules: @lock protects @state, @live and @slots of its own cluster
@@ -55,11 +48,35 @@ struct thpswap_clusters {
 	 * clusters in flight.
 	 */
 	atomic_long_t nr_state[THPSWAP_CLUSTER_NR_STATES];
+	/* Sum of every cluster's @live, changed as they are; read locklessly. */
+	atomic_long_t nr_live;
+	/*
+	 * Bumped on every state transition (under the transitioning
+	 * cluster's lock), read locklessly: equal before and after a read of
+	 * the map means no cluster changed state in between.  Starts at 1 so
+	 * that it is never 0 in the first 2^32 transitions, which netlink
+	 * dump consistency checks treat as "no sequence".
+	 */
+	atomic_t generation;
+	/*
+	 * Change tracking for the netlink events, written only while
+	 * someone listens.  @changed: one bit per cluster that changed state
+	 * since the last notification, set with atomic bitops under the
+	 * cluster's lock and taken with xchg() per word by the events work.
+	 * @transitions: transitions recorded since then, to count how many
+	 * were coalesced.  @sending: the bits being sent, only touched by the
+	 * events work.  Allocated at init: recording never allocates.
+	 */
+	unsigned long *changed;
+	unsigned long *sending;
+	atomic_long_t transitions;
 };
 
 struct thpswap_cluster_counts {
 	unsigned long total;
 	unsigned long nr_state[THPSWAP_CLUSTER_NR_STATES];
+	unsigned long live_slots;
+	u32 generation;
 };
 
 /* May sleep. */
@@ -79,6 +96,12 @@ void thpswap_clusters_note_read(struct thpswap_clusters *c,
 /* Any range inside the device; does not sleep. */
 void thpswap_clusters_free_range(struct thpswap_clusters *c,
 				 unsigned long slot, unsigned long nr);
+
+/* Does not sleep.  Current value of @c->generation. */
+static inline u32 thpswap_clusters_generation(struct thpswap_clusters *c)
+{
+	return atomic_read(&c->generation);
+}
 
 /* O(1), does not sleep. */
 void thpswap_clusters_summary(struct thpswap_clusters *c,

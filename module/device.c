@@ -16,23 +16,27 @@
 #include <linux/blkdev.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
 #include "debugfs.h"
 #include "device.h"
+#include "events.h"
 #include "io.h"
 #include "sysfs.h"
 
 /*
- * Devices by index.  thpswap_devices_lock serialises create and remove
+ * Devices by index.  thpswap_devices_mutex serialises create and remove
  * and protects thpswap_devices; it is held across the whole of either, so
  * an index (and the disk name) is reused only once the old disk is gone.
- * Lock order: thpswap_devices_lock, then a disk's open_mutex.
+ * Lock order: thpswap_devices_mutex, then a disk's open_mutex.
  */
 static DEFINE_IDR(thpswap_devices);
-static DEFINE_MUTEX(thpswap_devices_lock);
+static DEFINE_MUTEX(thpswap_devices_mutex);
 static int thpswap_major;	/* set at module init */
+/* Changes on every add and remove; thpswap_devices_mutex. */
+static u32 devices_generation = 1;
 
 /*
  * May sleep; called with @bdev->bd_disk->open_mutex held, which is what
@@ -61,12 +65,15 @@ static int thpswap_check_config(const struct thpswap_dev_config *cfg)
 {
 	if (cfg->index < -1 || cfg->index >= THPSWAP_MAX_DEVICES)
 		return -EINVAL;
-	if (cfg->size < THPSWAP_MIN_SIZE ||
+	if (cfg->size < THPSWAP_MIN_SIZE || cfg->size > THPSWAP_MAX_SIZE ||
 	    !IS_ALIGNED(cfg->size, THPSWAP_CHUNK_SIZE))
 		return -EINVAL;
 	if (cfg->backing != THPSWAP_BACKING_RAM &&
 	    cfg->backing != THPSWAP_BACKING_MEMMAP)
 		return -EINVAL;
+	if (cfg->backing == THPSWAP_BACKING_RAM &&
+	    cfg->size >> PAGE_SHIFT > totalram_pages())
+		return -ENOMEM;
 	return 0;
 }
 
@@ -96,7 +103,7 @@ static void thpswap_set_limits(struct request_queue *q)
 	 */
 }
 
-/* May sleep; called with thpswap_devices_lock held. */
+/* May sleep; called with thpswap_devices_mutex held. */
 static int thpswap_add_disk(struct thpswap_dev *dev)
 {
 	struct gendisk *disk;
@@ -138,23 +145,27 @@ static void thpswap_dev_free(struct thpswap_dev *dev)
 }
 
 /*
- * May sleep; called with thpswap_devices_lock held, after the device was
+ * May sleep; called with thpswap_devices_mutex held, after the device was
  * found unopened and marked removing (or at module exit, when nobody can
  * hold it open).
  */
 static void thpswap_dev_destroy(struct thpswap_dev *dev)
 {
-	lockdep_assert_held(&thpswap_devices_lock);
+	lockdep_assert_held(&thpswap_devices_mutex);
 	pr_info("%s: removing\n", dev->disk->disk_name);
 	thpswap_debugfs_remove_dev(dev);
 	del_gendisk(dev->disk);
+	/* No I/O from here on, so nothing queues the events work again. */
+	cancel_delayed_work_sync(&dev->events_work);
 	put_disk(dev->disk);
 	idr_remove(&thpswap_devices, dev->index);
+	devices_generation++;
+	thpswap_events_dev_del(dev->index);
 	thpswap_dev_free(dev);
 }
 
 int thpswap_dev_create(const struct thpswap_dev_config *cfg,
-		       struct thpswap_dev **out)
+		       int *index)
 {
 	struct thpswap_dev *dev;
 	int start, end, err;
@@ -168,8 +179,9 @@ int thpswap_dev_create(const struct thpswap_dev_config *cfg,
 		return -ENOMEM;
 	dev->nr_sectors = cfg->size >> SECTOR_SHIFT;
 	dev->nr_slots = cfg->size >> PAGE_SHIFT;
+	INIT_DELAYED_WORK(&dev->events_work, thpswap_events_work);
 
-	mutex_lock(&thpswap_devices_lock);
+	mutex_lock(&thpswap_devices_mutex);
 	start = cfg->index < 0 ? 0 : cfg->index;
 	end = cfg->index < 0 ? THPSWAP_MAX_DEVICES : cfg->index + 1;
 	/* NULL until complete: nobody may find a half-built device. */
@@ -199,7 +211,11 @@ int thpswap_dev_create(const struct thpswap_dev_config *cfg,
 		goto err_idr;
 	thpswap_debugfs_add_dev(dev);
 	idr_replace(&thpswap_devices, dev, dev->index);
-	mutex_unlock(&thpswap_devices_lock);
+	thpswap_events_dev_new(dev);
+	devices_generation++;
+	if (index)
+		*index = dev->index;
+	mutex_unlock(&thpswap_devices_mutex);
 
 	if (cfg->backing == THPSWAP_BACKING_MEMMAP)
 		pr_info("%s: %llu MiB on memmap range at %pa\n",
@@ -208,14 +224,12 @@ int thpswap_dev_create(const struct thpswap_dev_config *cfg,
 	else
 		pr_info("%s: %llu MiB of RAM in 2 MiB chunks\n",
 			dev->disk->disk_name, cfg->size >> 20);
-	if (out)
-		*out = dev;
 	return 0;
 
 err_idr:
 	idr_remove(&thpswap_devices, dev->index);
 err_unlock:
-	mutex_unlock(&thpswap_devices_lock);
+	mutex_unlock(&thpswap_devices_mutex);
 	thpswap_dev_free(dev);
 	return err;
 }
@@ -225,7 +239,7 @@ int thpswap_dev_remove(int index)
 	struct thpswap_dev *dev;
 	int err = 0;
 
-	mutex_lock(&thpswap_devices_lock);
+	mutex_lock(&thpswap_devices_mutex);
 	dev = idr_find(&thpswap_devices, index);
 	if (!dev) {
 		err = -ENODEV;
@@ -248,8 +262,56 @@ int thpswap_dev_remove(int index)
 
 	thpswap_dev_destroy(dev);
 out_unlock:
-	mutex_unlock(&thpswap_devices_lock);
+	mutex_unlock(&thpswap_devices_mutex);
 	return err;
+}
+
+void thpswap_devices_lock(void)
+{
+	mutex_lock(&thpswap_devices_mutex);
+}
+
+void thpswap_devices_unlock(void)
+{
+	mutex_unlock(&thpswap_devices_mutex);
+}
+
+struct thpswap_dev *thpswap_dev_find(int index)
+{
+	lockdep_assert_held(&thpswap_devices_mutex);
+	if (index < 0 || index >= THPSWAP_MAX_DEVICES)
+		return NULL;
+	/* NULL while a device is being built: not found until complete. */
+	return idr_find(&thpswap_devices, index);
+}
+
+struct thpswap_dev *thpswap_dev_next(int *index)
+{
+	struct thpswap_dev *dev;
+
+	lockdep_assert_held(&thpswap_devices_mutex);
+	if (*index < 0)
+		return NULL;
+	/* idr_get_next() skips the NULL placeholders of half-built ones. */
+	dev = idr_get_next(&thpswap_devices, index);
+	return dev;
+}
+
+u32 thpswap_devices_generation(void)
+{
+	lockdep_assert_held(&thpswap_devices_mutex);
+	return devices_generation;
+}
+
+void thpswap_dev_for_each(void (*fn)(struct thpswap_dev *dev))
+{
+	struct thpswap_dev *dev;
+	int index;
+
+	mutex_lock(&thpswap_devices_mutex);
+	idr_for_each_entry(&thpswap_devices, dev, index)
+		fn(dev);
+	mutex_unlock(&thpswap_devices_mutex);
 }
 
 int thpswap_devices_init(void)
@@ -269,10 +331,10 @@ void thpswap_devices_exit(void)
 	struct thpswap_dev *dev;
 	int index;
 
-	mutex_lock(&thpswap_devices_lock);
+	mutex_lock(&thpswap_devices_mutex);
 	idr_for_each_entry(&thpswap_devices, dev, index)
 		thpswap_dev_destroy(dev);
-	mutex_unlock(&thpswap_devices_lock);
+	mutex_unlock(&thpswap_devices_mutex);
 	idr_destroy(&thpswap_devices);
 	unregister_blkdev(thpswap_major, KBUILD_MODNAME);
 }

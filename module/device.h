@@ -12,14 +12,24 @@
 #include <linux/blkdev.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/thpswap.h>
 
 #include "backing.h"
 #include "clusters.h"
 #include "stats.h"
 
-#define THPSWAP_MAX_DEVICES	64
+/* THPSWAP_MAX_DEVICES is the uapi's. */
 /* Cluster 0 holds the swap header and is never huge: two clusters minimum. */
 #define THPSWAP_MIN_SIZE	(2 * THPSWAP_CHUNK_SIZE)
+/*
+ * Upper bound on any device, so that the per-cluster arrays stay well
+ * below kvmalloc()'s INT_MAX limit and cluster numbers fit the u32s of
+ * the netlink attributes.  RAM-backed devices are further limited to the
+ * RAM there is: asking for more fails at once instead of after reclaiming
+ * everything (-ENOMEM).
+ */
+#define THPSWAP_MAX_SIZE	(16ULL << 40)
 
 struct thpswap_dev_config {
 	/* Device number N of /dev/thpswapN, or -1 for the lowest free one. */
@@ -45,20 +55,47 @@ struct thpswap_dev {
 	struct thpswap_clusters clusters;
 	struct thpswap_pcpu_stats __percpu *stats;
 	struct dentry *debugfs;
+	/*
+	 * Sends the CLUSTER_CHANGE notifications of @clusters.changed;
+	 * queued from the cluster hooks, cancelled before the device is
+	 * freed.  @events_dropped and @events_coalesced are only touched by
+	 * this work (which never runs concurrently with itself).
+	 */
+	struct delayed_work events_work;
+	u64 events_dropped;
+	u64 events_coalesced;
 	/* Set once remove has begun; opens then fail.  @disk->open_mutex. */
 	bool removing;
 };
 
 /*
- * May sleep.  Creates and adds a device; on success stores it in *@out if
- * @out is not NULL.  The pointer stays valid until the device is removed.
- * Returns 0, -EINVAL (bad config), -EEXIST (index in use), -ENOSPC (no
- * free index), -ENOMEM, -EBUSY (memmap range claimed) or another errno.
+ * May sleep.  Creates and adds a device; on success stores its index in
+ * *@index if @index is not NULL (the device may be removed again as soon
+ * as this returns: look it up under the lock to use it).  Returns 0,
+ * -EINVAL (bad config), -EEXIST (index in use), -ENOSPC (no free index),
+ * -ENOMEM, -EBUSY (memmap range claimed) or another errno.
  */
 int thpswap_dev_create(const struct thpswap_dev_config *cfg,
-		       struct thpswap_dev **out);
+		       int *index);
 /* May sleep.  Returns 0, -ENODEV, or -EBUSY while the device is open. */
 int thpswap_dev_remove(int index);
+
+/*
+ * The device table lock, for the control plane: while it is held, a
+ * device found with thpswap_dev_find() or thpswap_dev_next() cannot be
+ * removed.  Lock order: genl_mutex (netlink handlers), then this, then a
+ * disk's open_mutex.  May sleep.
+ */
+void thpswap_devices_lock(void);
+void thpswap_devices_unlock(void);
+/* NULL if there is no device @index.  Lock held. */
+struct thpswap_dev *thpswap_dev_find(int index);
+/* The device with the lowest index >= *@index, or NULL.  Lock held. */
+struct thpswap_dev *thpswap_dev_next(int *index);
+/* Changes whenever a device is added or removed.  Lock held. */
+u32 thpswap_devices_generation(void);
+/* Calls @fn on every device, with the lock held.  May sleep. */
+void thpswap_dev_for_each(void (*fn)(struct thpswap_dev *dev));
 
 /* Module init/exit: the block major, and removing every device at exit. */
 int thpswap_devices_init(void);

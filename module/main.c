@@ -14,8 +14,11 @@
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 
+#include "control.h"
 #include "debugfs.h"
 #include "device.h"
+#include "events.h"
+#include "netlink.h"
 
 static unsigned int num_devices = 1;
 module_param(num_devices, uint, 0444);
@@ -115,8 +118,20 @@ static int __init thpswap_init(void)
 			goto err_devices;
 		}
 	}
+
+	/* Devices first: the control plane may be used as soon as it exists. */
+	err = thpswap_netlink_init();
+	if (err)
+		goto err_devices;
+	thpswap_events_enable();
+	err = thpswap_control_init();
+	if (err)
+		goto err_netlink;
 	return 0;
 
+err_netlink:
+	thpswap_events_disable();
+	thpswap_netlink_exit();
 err_devices:
 	thpswap_devices_exit();
 err_debugfs:
@@ -124,8 +139,16 @@ err_debugfs:
 	return err;
 }
 
+/*
+ * The control plane goes first: an open control device or a running
+ * netlink dump pins the module, and genl_unregister_family() waits for
+ * requests in progress, so no device is added behind our back.
+ */
 static void __exit thpswap_exit(void)
 {
+	thpswap_control_exit();
+	thpswap_events_disable();
+	thpswap_netlink_exit();
 	thpswap_devices_exit();
 	thpswap_debugfs_exit();
 }

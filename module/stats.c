@@ -5,7 +5,9 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blkdev.h>
 #include <linux/cpumask.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/vmstat.h>
@@ -23,6 +25,13 @@ const char *const thpswap_stat_names[THPSWAP_NR_STATS] = {
 	[THPSWAP_STAT_DISCARDS] = "discards",
 	[THPSWAP_STAT_SLOT_FREES] = "slot_frees",
 	[THPSWAP_STAT_REJECTED] = "rejected",
+	[THPSWAP_STAT_THP_SWPOUT] = "thp_swpout",
+	[THPSWAP_STAT_THP_SWPOUT_FALLBACK] = "thp_swpout_fallback",
+	[THPSWAP_STAT_CLUSTERS_FREE] = "clusters_free",
+	[THPSWAP_STAT_CLUSTERS_HUGE] = "clusters_huge",
+	[THPSWAP_STAT_CLUSTERS_SPLIT] = "clusters_split",
+	[THPSWAP_STAT_CLUSTERS_SMALL] = "clusters_small",
+	[THPSWAP_STAT_LIVE_SLOTS] = "live_slots",
 };
 
 struct thpswap_pcpu_stats __percpu *thpswap_stats_alloc(void)
@@ -53,14 +62,15 @@ static u64 thpswap_sum_vm_event(enum vm_event_item item)
 	return sum;
 }
 
-static void thpswap_snap_vm_events(struct thpswap_stats_snap *snap)
+static void thpswap_snap_vm_events(u64 *v)
 {
-	snap->thp_swpout = thpswap_sum_vm_event(THP_SWPOUT);
-	snap->thp_swpout_fallback = thpswap_sum_vm_event(THP_SWPOUT_FALLBACK);
+	v[THPSWAP_STAT_THP_SWPOUT] = thpswap_sum_vm_event(THP_SWPOUT);
+	v[THPSWAP_STAT_THP_SWPOUT_FALLBACK] =
+		thpswap_sum_vm_event(THP_SWPOUT_FALLBACK);
 }
 #else
 /* Without these counters the snapshot reports 0, which it memset already. */
-static void thpswap_snap_vm_events(struct thpswap_stats_snap *snap)
+static void thpswap_snap_vm_events(u64 *v)
 {
 }
 #endif
@@ -71,19 +81,53 @@ static void thpswap_snap_vm_events(struct thpswap_stats_snap *snap)
  * idle.
  */
 void thpswap_stats_snapshot(struct thpswap_dev *dev,
-			    struct thpswap_stats_snap *snap)
+			    u64 values[THPSWAP_NR_STATS])
 {
 	const struct thpswap_pcpu_stats *p;
+	struct thpswap_cluster_counts cc;
 	int cpu, i;
 
-	memset(snap, 0, sizeof(*snap));
+	memset(values, 0, sizeof(u64) * THPSWAP_NR_STATS);
 	for_each_possible_cpu(cpu) {
 		p = per_cpu_ptr(dev->stats, cpu);
-		for (i = 0; i < THPSWAP_NR_STATS; i++)
-			snap->c[i] += READ_ONCE(p->c[i]);
+		for (i = 0; i < THPSWAP_NR_PCPU_STATS; i++)
+			values[i] += READ_ONCE(p->c[i]);
 	}
-	thpswap_snap_vm_events(snap);
-	thpswap_clusters_summary(&dev->clusters, &snap->clusters);
+	thpswap_snap_vm_events(values);
+	thpswap_clusters_summary(&dev->clusters, &cc);
+	values[THPSWAP_STAT_CLUSTERS_FREE] = cc.nr_state[THPSWAP_CLUSTER_FREE];
+	values[THPSWAP_STAT_CLUSTERS_HUGE] = cc.nr_state[THPSWAP_CLUSTER_HUGE];
+	values[THPSWAP_STAT_CLUSTERS_SPLIT] =
+		cc.nr_state[THPSWAP_CLUSTER_SPLIT];
+	values[THPSWAP_STAT_CLUSTERS_SMALL] =
+		cc.nr_state[THPSWAP_CLUSTER_SMALL];
+	values[THPSWAP_STAT_LIVE_SLOTS] = cc.live_slots;
+}
+
+/*
+ * Does not sleep.  The open and swap flags are read without the disk's
+ * open_mutex: they describe a moment, and a remove re-checks under it.
+ */
+void thpswap_dev_snapshot(struct thpswap_dev *dev,
+			  struct thpswap_dev_snap *snap)
+{
+	struct block_device *part0 = dev->disk->part0;
+
+	memset(snap, 0, sizeof(*snap));
+	snap->index = dev->index;
+	snap->size = dev->backing.size;
+	snap->backing = dev->backing.kind;
+	if (dev->backing.kind == THPSWAP_BACKING_MEMMAP)
+		snap->backing_phys = dev->backing.phys;
+	if (disk_openers(dev->disk))
+		snap->flags |= THPSWAP_INFO_F_OPEN;
+	/* swapon(2) marks the block device's inode as a swap file. */
+	if (IS_SWAPFILE(part0->bd_inode))
+		snap->flags |= THPSWAP_INFO_F_SWAPON;
+	snap->nr_clusters = dev->clusters.nr;
+	/* Read before the stats: a later change shows as a newer generation. */
+	snap->generation = thpswap_clusters_generation(&dev->clusters);
+	thpswap_stats_snapshot(dev, snap->stats);
 }
 
 /*
@@ -100,7 +144,7 @@ void thpswap_stats_reset(struct thpswap_dev *dev)
 
 	for_each_possible_cpu(cpu) {
 		p = per_cpu_ptr(dev->stats, cpu);
-		for (i = 0; i < THPSWAP_NR_STATS; i++)
+		for (i = 0; i < THPSWAP_NR_PCPU_STATS; i++)
 			WRITE_ONCE(p->c[i], 0);
 	}
 }

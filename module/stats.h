@@ -1,49 +1,49 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * thpswap statistics: per-cpu counters bumped by the I/O path, and the
- * one snapshot every reader (sysfs today, netlink later) reports from.
+ * one snapshot every reader (sysfs, the ioctls, netlink) reports from.
  */
 #ifndef _THPSWAP_STATS_H
 #define _THPSWAP_STATS_H
 
 #include <linux/percpu.h>
 #include <linux/types.h>
+#include <linux/thpswap.h>
 
 #include "clusters.h"
 
 struct thpswap_dev;
 
 /*
- * Device counters.  The order is the order of the sysfs "stats" file
- * after its version line: only ever append, and keep
- * thpswap_stat_names[] in step.
+ * The counters are the uapi's enum thpswap_stat, only ever appended.  The
+ * I/O path counts those up to THPSWAP_STAT_REJECTED per cpu; the rest are
+ * global vm events and cluster gauges the snapshot fills in.  Keep
+ * thpswap_stat_names[] in step: it is the sysfs "stats" file.
  */
-enum thpswap_stat {
-	THPSWAP_STAT_THP_WRITES,	/* whole 2 MiB clusters written */
-	THPSWAP_STAT_THP_READS,		/* whole 2 MiB clusters read */
-	THPSWAP_STAT_PAGE_WRITES,	/* 4 KiB pages written otherwise */
-	THPSWAP_STAT_PAGE_READS,	/* 4 KiB pages read otherwise */
-	THPSWAP_STAT_BYTES_WRITTEN,
-	THPSWAP_STAT_BYTES_READ,
-	THPSWAP_STAT_DISCARDS,		/* discard requests */
-	THPSWAP_STAT_SLOT_FREES,	/* swap_slot_free_notify() calls */
-	THPSWAP_STAT_REJECTED,		/* out-of-range or misaligned I/O */
-	THPSWAP_NR_STATS,
-};
+#define THPSWAP_NR_STATS	__THPSWAP_STAT_CNT
+#define THPSWAP_NR_PCPU_STATS	(THPSWAP_STAT_REJECTED + 1)
 
 extern const char *const thpswap_stat_names[THPSWAP_NR_STATS];
 
 /* Per-cpu; each CPU only ever adds to its own, with this_cpu_*(). */
 struct thpswap_pcpu_stats {
-	u64 c[THPSWAP_NR_STATS];
+	u64 c[THPSWAP_NR_PCPU_STATS];
 };
 
-struct thpswap_stats_snap {
-	u64 c[THPSWAP_NR_STATS];
-	/* Global vm events (all swap devices), 0 without VM_EVENT_COUNTERS. */
-	u64 thp_swpout;
-	u64 thp_swpout_fallback;
-	struct thpswap_cluster_counts clusters;
+/*
+ * Everything the control plane reports about a device, taken at once by
+ * thpswap_dev_snapshot(): the ioctls and netlink copy from this and from
+ * nothing else, so they cannot disagree.
+ */
+struct thpswap_dev_snap {
+	int index;
+	u64 size;			/* bytes */
+	enum thpswap_backing_kind backing;
+	u64 backing_phys;		/* MEMMAP only, else 0 */
+	u32 flags;			/* THPSWAP_INFO_F_* */
+	u64 nr_clusters;
+	u32 generation;			/* of the cluster map */
+	u64 stats[THPSWAP_NR_STATS];	/* enum thpswap_stat */
 };
 
 /* Does not sleep; any context. */
@@ -54,9 +54,17 @@ struct thpswap_stats_snap {
 struct thpswap_pcpu_stats __percpu *thpswap_stats_alloc(void);
 void thpswap_stats_free(struct thpswap_pcpu_stats __percpu *stats);
 
-/* Does not sleep. */
+/*
+ * Does not sleep.  The counters, vm events and gauges in enum
+ * thpswap_stat order; @dev must stay alive (the caller holds the device
+ * table lock or the disk).
+ */
 void thpswap_stats_snapshot(struct thpswap_dev *dev,
-			    struct thpswap_stats_snap *snap);
+			    u64 values[THPSWAP_NR_STATS]);
+/* Does not sleep.  All of the above plus what the device is. */
+void thpswap_dev_snapshot(struct thpswap_dev *dev,
+			  struct thpswap_dev_snap *snap);
+/* Does not sleep. */
 void thpswap_stats_reset(struct thpswap_dev *dev);
 
 #endif /* _THPSWAP_STATS_H */

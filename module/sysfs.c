@@ -3,9 +3,9 @@
  * thpswap sysfs: /sys/block/thpswapN/thpswap/.  Read-only but for
  * reset_stats; configuration belongs to the control plane.
  *
- * stats         "name value" lines: "version 1", then the counters in
- *               enum thpswap_stat order, then thp_swpout and
- *               thp_swpout_fallback.  New keys are only ever appended.
+ * stats         "name value" lines: "version 1", then every stat in
+ *               enum thpswap_stat order (uapi).  New keys are only ever
+ *               appended.
  * clusters      "total N", then "free N", "huge N", "split N", "small N".
  * reset_stats   write "1" to zero the counters (not the cluster states).
  * copy_bw_mbps  reading measures memcpy_flushcache bandwidth (~50 ms),
@@ -23,8 +23,6 @@
 #include "device.h"
 #include "sysfs.h"
 
-#define THPSWAP_STATS_VERSION	1
-
 static struct thpswap_dev *thpswap_dev_of(struct device *d)
 {
 	return dev_to_disk(d)->private_data;
@@ -33,17 +31,14 @@ static struct thpswap_dev *thpswap_dev_of(struct device *d)
 static ssize_t stats_show(struct device *d, struct device_attribute *attr,
 			  char *buf)
 {
-	struct thpswap_stats_snap snap;
+	u64 v[THPSWAP_NR_STATS];
 	int len, i;
 
-	thpswap_stats_snapshot(thpswap_dev_of(d), &snap);
+	thpswap_stats_snapshot(thpswap_dev_of(d), v);
 	len = sysfs_emit(buf, "version %d\n", THPSWAP_STATS_VERSION);
 	for (i = 0; i < THPSWAP_NR_STATS; i++)
 		len += sysfs_emit_at(buf, len, "%s %llu\n",
-				     thpswap_stat_names[i], snap.c[i]);
-	len += sysfs_emit_at(buf, len, "thp_swpout %llu\n", snap.thp_swpout);
-	len += sysfs_emit_at(buf, len, "thp_swpout_fallback %llu\n",
-			     snap.thp_swpout_fallback);
+				     thpswap_stat_names[i], v[i]);
 	return len;
 }
 static DEVICE_ATTR_RO(stats);

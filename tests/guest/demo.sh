@@ -10,12 +10,20 @@ mkswap /dev/thpswap0 >/dev/null
 swapon /dev/thpswap0
 cat /proc/swaps
 
-say "256 MiB of THP-backed memory out with MADV_PAGEOUT and back, every word checked"
+say "thpswapctl list, before"
+thpswapctl list
+say "thpswapctl map thpswap0, before"
+thpswapctl map thpswap0
+
+say "256 MiB of THP-backed memory out with MADV_PAGEOUT, every word checked on the way back"
 thpswap-mem --size 256
 
-say "thpswapctl"
-thpswapctl
+say "thpswapctl list, after"
+thpswapctl list
+say "thpswapctl stats thpswap0, after"
 thpswapctl stats thpswap0
+say "thpswapctl map thpswap0, after"
+thpswapctl map thpswap0
 
 say "/proc/vmstat"
 grep -E '^(pswpin|pswpout|thp_swpout|thp_swpout_fallback|thp_split_pmd) ' /proc/vmstat

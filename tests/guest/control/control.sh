@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# control.sh: guest flow for the control plane (busybox ash, run as root by
+# tests/vm/run).  Loads thpswap (size=256M), checks the control device
+# appears, runs ctl_test (ioctls) and nl_test (netlink), unloads.
+#
+#   tests/vm/run --script tests/guest/control/control.sh
+#
+# Output is flat TAP: every test case of the programs becomes one line of
+# this script's plan (named "prog: case"), everything else is a "# "
+# diagnostic; there is no nested TAP.  Exits non-zero if anything failed.
+set -u
+
+PATH=$PATH:$(dirname "$0")
+MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
+[ -x "$MODPROBE" ] || MODPROBE=modprobe
+[ -x "$RMMOD" ] || RMMOD=rmmod
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() {	# check DESCRIPTION CMD...
+	desc=$1
+	shift
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/# /'
+	if [ "$rc" -eq 0 ]; then ok "$desc"; else not_ok "$desc (exit $rc)"; fi
+	return "$rc"
+}
+
+# run_prog NAME: a kselftest_harness program; its "ok N name" lines are
+# re-numbered into ours, the rest becomes diagnostics.
+run_prog() {
+	prog=$1
+	tmp=/tmp/$prog.out
+	"$prog" > "$tmp" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*)
+			name=${line#ok }
+			name=${name#* }
+			case "$name" in
+			*"# SKIP"*) n=$((n + 1)); echo "ok $n - $prog: ${name#* }" ;;
+			*) ok "$prog: ${name#* }" ;;
+			esac ;;
+		"not ok "*)
+			name=${line#not ok }
+			name=${name#* }
+			not_ok "$prog: ${name#* }" ;;
+		*) echo "# $line" ;;
+		esac
+	done < "$tmp"
+	if [ "$rc" -ne 0 ] && ! grep -q '^not ok' "$tmp"; then
+		not_ok "$prog exited $rc"
+	fi
+}
+
+echo "TAP version 13"
+check "modprobe thpswap size=256M" $MODPROBE thpswap size=256M || {
+	echo "Bail out! cannot load thpswap"
+	exit 1
+}
+check "/dev/thpswap-control exists" test -c /dev/thpswap-control
+check "control device is misc minor 247 (devname alias)" \
+	sh -c 'grep -q "^247 thpswap-control$" /proc/misc'
+check "mkswap /dev/thpswap0" mkswap /dev/thpswap0
+
+for prog in ${CONTROL_TESTS:-ctl_test nl_test}; do
+	run_prog "$prog"
+done
+
+grep -q '^/dev/thpswap' /proc/swaps && swapoff /dev/thpswap0
+check "rmmod thpswap" $RMMOD thpswap
+check "control device gone after rmmod" sh -c '! grep -q thpswap-control /proc/misc'
+echo "1..$n"
+echo "# $failed failed of $n"
+[ "$failed" -eq 0 ]
