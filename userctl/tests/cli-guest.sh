@@ -1,0 +1,177 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest flow for thpswapctl (busybox ash, run as root in the test VM):
+# add/remove over both transports, --json against sysfs, netlink and ioctl
+# agreeing, map, watch events, and the errors and exit codes of a missing
+# device, a busy device and an unprivileged caller.  TAP on stdout; exits
+# non-zero if any step failed.
+#
+#   tests/vm/run --add userctl/thpswapctl --script userctl/tests/cli-guest.sh
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+show() { sed 's/^/# /' /tmp/out /tmp/err 2>/dev/null | head -20; }
+check() {	# check DESCRIPTION COMMAND...
+	desc=$1; shift
+	if "$@" > /tmp/out 2> /tmp/err; then ok "$desc"; else notok "$desc"; show; fi
+}
+# expect RC DESCRIPTION COMMAND...: the command exits with RC.
+expect() {
+	want=$1 desc=$2; shift 2
+	"$@" > /tmp/out 2> /tmp/err
+	rc=$?
+	if [ "$rc" = "$want" ]; then ok "$desc"; else notok "$desc (exit $rc, wanted $want)"; show; fi
+}
+# jnum KEY FILE: the first "KEY": NUMBER in pretty-printed JSON.
+jnum() { sed -n "s/^ *\"$1\": \([0-9]*\),\{0,1\}$/\1/p" "$2" | head -1; }
+sysstat() { sed -n "s/^$1 //p" /sys/block/thpswap0/thpswap/stats; }
+syscl() { sed -n "s/^$1 //p" /sys/block/thpswap0/thpswap/clusters; }
+
+echo "TAP version 13"
+# su needs an unprivileged user to become.
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
+grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >> /etc/group
+check "modprobe thpswap size=256M" modprobe thpswap size=256M
+for T in "" --ioctl; do
+	t=${T:-netlink}; t=${t#--}
+	C="thpswapctl $T"
+	check "$t: mkswap /dev/thpswap0 (some I/O to count)" mkswap /dev/thpswap0
+
+	check "$t: list shows thpswap0, 256 MiB, not swapped on" sh -c "$C list | grep -Eq '^thpswap0 +256 MiB +- '"
+	check "$t: stats 0 --json" $C stats 0 --json
+	cp /tmp/out /tmp/stats.json
+	bad=
+	for k in thp_writes thp_reads page_writes page_reads bytes_written bytes_read discards slot_frees rejected thp_swpout thp_swpout_fallback; do
+		[ "$(jnum $k /tmp/stats.json)" = "$(sysstat $k)" ] || bad="$bad $k=$(jnum $k /tmp/stats.json)/$(sysstat $k)"
+	done
+	for k in total free huge split small; do
+		[ "$(jnum $k /tmp/stats.json)" = "$(syscl $k)" ] || bad="$bad clusters.$k"
+	done
+	if [ -z "$bad" ] && [ "$(jnum bytes_written /tmp/stats.json)" -gt 0 ]; then
+		ok "$t: --json counters equal /sys/block/thpswap0/thpswap/stats"
+	else
+		notok "$t: --json counters equal sysfs:$bad"
+	fi
+
+	expect 0 "$t: add --size 64M" $C add --size 64M
+	dev=$(cat /tmp/out)
+	if [ "$dev" = thpswap1 ] && [ -b /dev/thpswap1 ] && [ "$(cat /sys/block/thpswap1/size)" = 131072 ]; then
+		ok "$t: add printed thpswap1, a 64 MiB block device"
+	else
+		notok "$t: add printed '$dev'"
+	fi
+	expect 0 "$t: add --size 8M --index 5" $C add --size 8M --index 5
+	check "$t: list shows three devices" sh -c "[ \$($C dump | wc -l) = 3 ]"
+	expect 1 "$t: add to a taken index fails" $C add --size 8M --index 5
+	grep -q "File exists" /tmp/err || { notok "$t: EEXIST named"; show; }
+	expect 1 "$t: add of 3 MiB fails" $C add --size 3M
+	if grep -q "adding a 3 MiB device: [^:]*: .*[Ss][Ii][Zz][Ee]" /tmp/err; then
+		ok "$t: the error explains itself: $(cat /tmp/err)"
+	else
+		notok "$t: no explanation naming the size after the errno"; show
+	fi
+	expect 1 "$t: add at index 64 fails" $C add --size 8M --index 64
+	if grep -q "adding a 8 MiB device: [^:]*: .*[Ii][Nn][Dd][Ee][Xx]" /tmp/err; then
+		ok "$t: the error names the index: $(cat /tmp/err)"
+	else
+		notok "$t: no explanation naming the index"; show
+	fi
+	expect 0 "$t: remove /dev/thpswap5" $C remove /dev/thpswap5
+	expect 0 "$t: remove thpswap1" $C remove thpswap1
+	check "$t: removed devices are gone" sh -c '! [ -e /dev/thpswap1 ] && ! [ -e /dev/thpswap5 ]'
+	expect 3 "$t: stats of a missing device exits 3" $C stats thpswap9
+	grep -q thpswap9 /tmp/err || { notok "$t: the missing device is named"; show; }
+	expect 3 "$t: remove of a missing device exits 3" $C remove 9
+	expect 2 "$t: a malformed DEV exits 2" $C remove sda
+
+	check "$t: map 0" $C map 0 --width 64
+	if [ "$(grep -c '^ *[0-9]* [.HSs]*$' /tmp/out)" = 2 ] && grep -q '^legend:' /tmp/out &&
+	   ! grep -q "$(printf '\033')" /tmp/out; then
+		ok "$t: map: two rows of 64 clusters, a legend, no colour in a pipe"
+	else
+		notok "$t: map output"; show
+	fi
+	check "$t: clusters 0 --json" $C clusters 0 --json
+	cp /tmp/out /tmp/cl.json
+	sum=$(sed -n 's/^ *"count": \([0-9]*\),*$/\1/p' /tmp/cl.json | awk '{ s += $1 } END { print s }')
+	if [ "$sum" = 128 ]; then ok "$t: cluster runs cover the device"; else
+		notok "$t: cluster runs cover $sum clusters, not 128"; sed 's/^/# /' /tmp/cl.json | head; fi
+	check "$t: human list, stats, clusters" sh -c "$C && $C stats && $C clusters 0"
+	sed 's/^/# /' /tmp/out
+
+	check "$t: swapon /dev/thpswap0" swapon /dev/thpswap0
+	expect 1 "$t: remove of a swapped-on device fails" $C remove 0
+	if grep -q "Device or resource busy" /tmp/err && grep -q "swapoff" /tmp/err; then
+		ok "$t: EBUSY named, with a swapoff hint"
+	else
+		notok "$t: EBUSY message"; show
+	fi
+	check "$t: list shows swap in use" sh -c "$C dump 0 | awk -F'\t' '\$6 == 1 && \$16 == 1 { ok = 1 } END { exit !ok }'"
+	check "$t: swapoff" swapoff /dev/thpswap0
+
+	if [ "$t" = netlink ]; then
+		expect 0 "$t: an unprivileged user can read" su -s /bin/sh nobody -c "$C list"
+	fi
+	expect 1 "$t: unprivileged add fails" su -s /bin/sh nobody -c "$C add --size 8M"
+	grep -q "Operation not permitted\|Permission denied" /tmp/err || { notok "$t: EPERM named"; show; }
+	expect 1 "$t: unprivileged remove fails" su -s /bin/sh nobody -c "$C remove 0"
+	expect 1 "$t: unprivileged reset fails" su -s /bin/sh nobody -c "$C reset 0"
+	check "$t: thpswap0 survived" test -b /dev/thpswap0
+	expect 0 "$t: reset 0 as root" $C reset 0
+	check "$t: counters are zero after reset" sh -c "[ \"\$(sed -n 's/^bytes_written //p' /sys/block/thpswap0/thpswap/stats)\" = 0 ]"
+done
+
+# Both transports report the same, idle, after a swap cycle.
+if command -v thpswap-mem > /dev/null; then
+	check "mkswap + swapon" sh -c 'mkswap /dev/thpswap0 && swapon /dev/thpswap0'
+	thpswapctl watch 0 --count 4 --interval 0.5 > /tmp/watch.out 2> /tmp/watch.err &
+	wpid=$!
+	sleep 0.2
+	check "a 32 MiB THP swap cycle" thpswap-mem --size 32 --cycles 1 --dev thpswap0 --quiet
+	wait $wpid
+	if grep -q ' thpswap0 clusters\{0,1\} [0-9-]* huge$' /tmp/watch.out &&
+	   grep -q 'thp out 16 (+16)\|thp out [0-9]* (+[1-9]' /tmp/watch.out; then
+		ok "watch during the cycle: clusters turn huge, THP out grows"
+	else
+		notok "watch during the cycle"; sed 's/^/# /' /tmp/watch.out /tmp/watch.err | head -30
+	fi
+	check "swapoff" swapoff /dev/thpswap0
+else
+	for i in 1 2 3 4; do ok "swap cycle # SKIP no thpswap-mem in the guest"; done
+fi
+thpswapctl dump > /tmp/nl.dump 2>&1
+thpswapctl --ioctl dump > /tmp/io.dump 2>&1
+if cmp -s /tmp/nl.dump /tmp/io.dump; then ok "netlink and ioctl dump agree"; else
+	notok "netlink and ioctl dump agree"; sed 's/^/# nl: /' /tmp/nl.dump; sed 's/^/# io: /' /tmp/io.dump; fi
+thpswapctl clusters 0 > /tmp/nl.cl 2>&1
+thpswapctl --ioctl clusters 0 > /tmp/io.cl 2>&1
+if cmp -s /tmp/nl.cl /tmp/io.cl; then ok "netlink and ioctl clusters agree"; else
+	notok "netlink and ioctl clusters agree"; diff /tmp/nl.cl /tmp/io.cl | sed 's/^/# /'; fi
+
+# watch sees a device come and go (netlink events).
+thpswapctl watch --count 3 --interval 0.5 > /tmp/watch.out 2> /tmp/watch.err &
+wpid=$!
+sleep 0.3
+thpswapctl add --size 8M --index 7 > /dev/null 2>&1
+thpswapctl remove 7 > /dev/null 2>&1
+wait $wpid
+wrc=$?
+if [ $wrc = 0 ] && grep -q "thpswap7 added" /tmp/watch.out && grep -q "thpswap7 removed" /tmp/watch.out &&
+   [ "$(grep -c ' thpswap0 huge' /tmp/watch.out)" = 3 ]; then
+	ok "watch --count 3: three refreshes, thpswap7 added and removed"
+else
+	notok "watch events (exit $wrc)"; sed 's/^/# /' /tmp/watch.out /tmp/watch.err
+fi
+thpswapctl --ioctl watch --count 2 --interval 0.1 > /tmp/out 2> /tmp/err
+if [ $? = 0 ] && [ "$(grep -c ' thpswap0 huge' /tmp/out)" = 2 ] && grep -q "no events" /tmp/err; then
+	ok "watch --ioctl: counters only, and says so"
+else
+	notok "watch --ioctl"; show
+fi
+
+check "rmmod thpswap" rmmod thpswap
+# (netlink would load the module again through its family alias)
+expect 1 "no module: --ioctl list fails with a hint" thpswapctl --ioctl list
+grep -q "modprobe thpswap" /tmp/err || { notok "hint names modprobe"; show; }
+echo "1..$n"
+[ "$failed" -eq 0 ]
