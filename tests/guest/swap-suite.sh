@@ -106,8 +106,9 @@ if ! is_swapped_on; then
 	bail "$BLK lost its swap"
 fi
 
-if ! run_tests; then
-	rc=$?
+run_tests
+rc=$?
+if [ "$rc" != 0 ]; then
 	n=$((n + 1))
 	failed=$((failed + 1))
 	echo "not ok $n swap_thp_test exited $rc"

@@ -521,7 +521,7 @@ TEST_F_TIMEOUT(swap, swapoff_with_data, TEST_TIMEOUT)
 #define CG_WSET		scaled(96 * MiB)
 #define CG_MAX		scaled(160 * MiB)
 
-static int cg_child(const char *cg, int ready, int go, int i)
+static int cg_child(const char *cg, int ready, int go, int check, int i)
 {
 	const uint64_t seed = 0x5eed00000e000001ULL + ((uint64_t)i << 32);
 	const size_t wset = CG_WSET;
@@ -542,6 +542,14 @@ static int cg_child(const char *cg, int ready, int go, int i)
 	if (!mem)
 		return 12;
 	pattern_fill(mem, wset, seed, 0);
+	/*
+	 * Hold the memory until every child has filled its own, so the
+	 * group really exceeds memory.max at once, however fast one child
+	 * would otherwise finish (small working sets on THPSWAP_TEST_DIV).
+	 */
+	c = 'f';
+	if (write(ready, &c, 1) != 1 || read(check, &c, 1) != 1)
+		return 11;
 	for (pass = 1; pass <= 2; pass++) {
 		bad = pattern_verify(mem, wset, seed, 0, &fb);
 		if (bad) {
@@ -565,7 +573,7 @@ TEST_F_TIMEOUT(swap, memcg_pressure, TEST_TIMEOUT)
 	struct vmstat_snap v0, v1, dv;
 	struct dev_snap d0, d1, dd;
 	char path[256], buf[4096];
-	int ready[2], go[2], i, status, err, failed = 0;
+	int ready[2], go[2], check[2], i, status, err, failed = 0;
 	long long oom_kill, max_events;
 
 	if (read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) < 0 ||
@@ -584,6 +592,8 @@ TEST_F_TIMEOUT(swap, memcg_pressure, TEST_TIMEOUT)
 
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
+	/* A pipe per barrier: a fast child must not take a slow one's byte. */
+	ASSERT_EQ(0, pipe(check));
 	vmstat_snap(&v0);
 	dev_snap(self->dev, &d0);
 	fflush(NULL);
@@ -594,12 +604,14 @@ TEST_F_TIMEOUT(swap, memcg_pressure, TEST_TIMEOUT)
 		if (pid == 0) {
 			close(ready[0]);
 			close(go[1]);
-			_exit(cg_child(self->cgroup, ready[1], go[0], i));
+			close(check[1]);
+			_exit(cg_child(self->cgroup, ready[1], go[0], check[0], i));
 		}
 		self->kids[self->nkids++] = pid;
 	}
 	close(ready[1]);
 	close(go[0]);
+	close(check[0]);
 	/* Start together once all have joined the cgroup. */
 	for (i = 0; i < CG_PROCS; i++) {
 		char c;
@@ -608,7 +620,16 @@ TEST_F_TIMEOUT(swap, memcg_pressure, TEST_TIMEOUT)
 			TH_LOG("a child died before joining %s", self->cgroup);
 	}
 	ASSERT_EQ(CG_PROCS, write(go[1], "ggg", CG_PROCS));
+	/* ...and check their memory once all of it has been written. */
+	for (i = 0; i < CG_PROCS; i++) {
+		char c;
+
+		ASSERT_EQ(1, read(ready[0], &c, 1))
+			TH_LOG("a child died before filling its memory");
+	}
+	ASSERT_EQ(CG_PROCS, write(check[1], "ccc", CG_PROCS));
 	close(go[1]);
+	close(check[1]);
 	close(ready[0]);
 
 	for (i = 0; i < CG_PROCS; i++) {
