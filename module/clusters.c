@@ -121,7 +121,7 @@ thpswap_slot_cluster(struct thpswap_clusters *c, unsigned long slot)
 /* Does not sleep. */
 void thpswap_clusters_note_write(struct thpswap_clusters *c,
 				 unsigned long slot, unsigned int nr,
-				 bool whole_thp)
+				 bool whole_thp, bool infer)
 {
 	struct thpswap_cluster *cl = thpswap_slot_cluster(c, slot);
 	unsigned int first = slot % THPSWAP_SLOTS_PER_CLUSTER;
@@ -133,14 +133,15 @@ void thpswap_clusters_note_write(struct thpswap_clusters *c,
 		atomic_long_add(THPSWAP_SLOTS_PER_CLUSTER - cl->live,
 				&c->nr_live);
 		cl->live = THPSWAP_SLOTS_PER_CLUSTER;
-		thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_HUGE);
+		if (infer)
+			thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_HUGE);
 	} else {
 		set = thpswap_cluster_set_slots(cl, first, nr);
 		cl->live += set;
 		atomic_long_add(set, &c->nr_live);
-		if (cl->state == THPSWAP_CLUSTER_FREE)
+		if (infer && cl->state == THPSWAP_CLUSTER_FREE)
 			thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_SMALL);
-		else if (cl->state == THPSWAP_CLUSTER_HUGE)
+		else if (infer && cl->state == THPSWAP_CLUSTER_HUGE)
 			thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_SPLIT);
 	}
 	spin_unlock(&cl->lock);
@@ -148,11 +149,11 @@ void thpswap_clusters_note_write(struct thpswap_clusters *c,
 
 /* Does not sleep. */
 void thpswap_clusters_note_read(struct thpswap_clusters *c,
-				unsigned long slot, unsigned int nr)
+				unsigned long slot, unsigned int nr, bool infer)
 {
 	struct thpswap_cluster *cl = thpswap_slot_cluster(c, slot);
 
-	if (nr == THPSWAP_SLOTS_PER_CLUSTER)
+	if (!infer || nr == THPSWAP_SLOTS_PER_CLUSTER)
 		return;
 	/*
 	 * Only a HUGE cluster changes on a 4 KiB read, and swap-in reads a
@@ -195,6 +196,38 @@ void thpswap_clusters_free_range(struct thpswap_clusters *c,
 		slot += n;
 		nr -= n;
 	}
+}
+
+/*
+ * Does not sleep: the swap layer calls this under its device or cluster
+ * spinlock.  HUGE_DONE changes nothing: the THP has left the swap cache,
+ * but its slots still hold it whole, and slot frees split or free the
+ * cluster as they come.
+ */
+void thpswap_clusters_kernel_event(struct thpswap_clusters *c,
+				   unsigned long idx,
+				   enum swap_cluster_event event)
+{
+	struct thpswap_cluster *cl = &c->cl[idx];
+
+	spin_lock(&cl->lock);
+	switch (event) {
+	case SWAP_CLUSTER_ALLOC:
+		thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_SMALL);
+		break;
+	case SWAP_CLUSTER_ALLOC_HUGE:
+		thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_HUGE);
+		break;
+	case SWAP_CLUSTER_HUGE_SPLIT:
+		thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_SPLIT);
+		break;
+	case SWAP_CLUSTER_FREE:
+		thpswap_cluster_set_state(c, cl, THPSWAP_CLUSTER_FREE);
+		break;
+	default:
+		break;
+	}
+	spin_unlock(&cl->lock);
 }
 
 void thpswap_clusters_summary(struct thpswap_clusters *c,

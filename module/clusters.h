@@ -11,6 +11,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/blkdev.h>	/* enum swap_cluster_event */
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -86,13 +87,22 @@ void thpswap_clusters_destroy(struct thpswap_clusters *c);
 /*
  * Hooks from the I/O path.  @slot..@slot+@nr lies inside one cluster.
  * @whole_thp: the write was one copy of a whole, aligned 2 MiB THP.
- * None of them sleeps.
+ * @infer: derive the cluster's state from this I/O; false while the
+ * kernel reports the states itself (thpswap_clusters_kernel_event()),
+ * when only the live slots are tracked here.  None of them sleeps.
  */
 void thpswap_clusters_note_write(struct thpswap_clusters *c,
 				 unsigned long slot, unsigned int nr,
-				 bool whole_thp);
+				 bool whole_thp, bool infer);
 void thpswap_clusters_note_read(struct thpswap_clusters *c,
-				unsigned long slot, unsigned int nr);
+				unsigned long slot, unsigned int nr, bool infer);
+/*
+ * What the swap layer did with cluster @idx (< @c->nr), on kernels with
+ * the swap_cluster_notify() hook (patches/0001).  Does not sleep.
+ */
+void thpswap_clusters_kernel_event(struct thpswap_clusters *c,
+				   unsigned long idx,
+				   enum swap_cluster_event event);
 /* Any range inside the device; does not sleep. */
 void thpswap_clusters_free_range(struct thpswap_clusters *c,
 				 unsigned long slot, unsigned long nr);

@@ -8,9 +8,34 @@
  * -DTHPSWAP_COMPAT_* flag) and a shim here, never a LINUX_VERSION_CODE
  * test in a driver file.
  *
- * Built against and tested with 6.1 (Debian bookworm): nothing needed yet.
+ * Built against and tested with 6.1 (Debian bookworm), stock and with the
+ * patches/ series.
  */
 #ifndef _THPSWAP_COMPAT_H
 #define _THPSWAP_COMPAT_H
+
+/*
+ * swap_cluster_notify() in block_device_operations (patches/0001): the
+ * swap layer tells us what it does with each cluster.  Without it the
+ * cluster states are inferred from the I/O, and the handler is built but
+ * never called; the event names then stand here with the patch's values.
+ */
+#ifdef THPSWAP_HAVE_SWAP_CLUSTER_NOTIFY
+#define THPSWAP_KERNEL_CLUSTER_EVENTS		true
+#define THPSWAP_FOPS_SWAP_CLUSTER_NOTIFY(fn)	.swap_cluster_notify = (fn),
+#else
+#define THPSWAP_KERNEL_CLUSTER_EVENTS		false
+#define THPSWAP_FOPS_SWAP_CLUSTER_NOTIFY(fn)
+enum swap_cluster_event {
+	SWAP_CLUSTER_ALLOC,
+	SWAP_CLUSTER_ALLOC_HUGE,
+	SWAP_CLUSTER_HUGE_DONE,
+	SWAP_CLUSTER_HUGE_SPLIT,
+	SWAP_CLUSTER_FREE,
+	SWAP_CLUSTER_FALLBACK_NO_CLUSTER,
+	SWAP_CLUSTER_FALLBACK_MEMCG,
+	SWAP_CLUSTER_FALLBACK_NOMEM,
+};
+#endif
 
 #endif /* _THPSWAP_COMPAT_H */

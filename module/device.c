@@ -59,6 +59,7 @@ static const struct block_device_operations thpswap_fops = {
 	/* Having rw_page is what makes swap treat us as SWP_SYNCHRONOUS_IO. */
 	.rw_page = thpswap_rw_page,
 	.swap_slot_free_notify = thpswap_swap_slot_free_notify,
+	THPSWAP_FOPS_SWAP_CLUSTER_NOTIFY(thpswap_swap_cluster_notify)
 };
 
 static int thpswap_check_config(const struct thpswap_dev_config *cfg)

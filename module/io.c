@@ -40,6 +40,18 @@ static bool thpswap_io_valid(const struct thpswap_dev *dev, sector_t sector,
 	       (len >> SECTOR_SHIFT) <= dev->nr_sectors - sector;
 }
 
+/*
+ * Does not sleep.  While the device is swapped on and the kernel reports
+ * what it does with the clusters (patches/0001), the states are the
+ * kernel's and the I/O only tracks live slots; otherwise they are
+ * inferred from the I/O.  swapon(2) marks the inode S_SWAPFILE.
+ */
+static bool thpswap_infer_states(struct thpswap_dev *dev)
+{
+	return !THPSWAP_KERNEL_CLUSTER_EVENTS ||
+	       !IS_SWAPFILE(dev->disk->part0->bd_inode);
+}
+
 /* Does not sleep.  Slots touched by a piece [@off, @off + @len), @len > 0. */
 static unsigned int thpswap_piece_slots(u64 off, u32 len)
 {
@@ -61,7 +73,8 @@ static bool thpswap_write_piece(struct thpswap_dev *dev, u64 off,
 	else
 		thpswap_backing_zero(&dev->backing, off, len);
 	thpswap_clusters_note_write(&dev->clusters, off >> PAGE_SHIFT,
-				    thpswap_piece_slots(off, len), whole);
+				    thpswap_piece_slots(off, len), whole,
+				    thpswap_infer_states(dev));
 	return whole;
 }
 
@@ -76,7 +89,8 @@ static int thpswap_read_piece(struct thpswap_dev *dev, u64 off, void *dst,
 		return err;
 	*whole = len == THPSWAP_CHUNK_SIZE;
 	thpswap_clusters_note_read(&dev->clusters, off >> PAGE_SHIFT,
-				   thpswap_piece_slots(off, len));
+				   thpswap_piece_slots(off, len),
+				   thpswap_infer_states(dev));
 	return 0;
 }
 
@@ -328,4 +342,37 @@ void thpswap_swap_slot_free_notify(struct block_device *bdev,
 	}
 	thpswap_clusters_free_range(&dev->clusters, offset, 1);
 	thpswap_stat_inc(dev, THPSWAP_STAT_SLOT_FREES);
+}
+
+/*
+ * Must not sleep: the swap layer calls this under its device's or the
+ * cluster's spinlock (kernels with patches/0001).  The fallbacks name no
+ * cluster of ours worth changing: they are counted, and the cluster given
+ * back, if any, comes as its own FREE event.
+ */
+void thpswap_swap_cluster_notify(struct block_device *bdev,
+				 unsigned long cluster,
+				 enum swap_cluster_event event)
+{
+	struct thpswap_dev *dev = bdev->bd_disk->private_data;
+
+	thpswap_stat_inc(dev, THPSWAP_STAT_KERNEL_EVENTS);
+	switch (event) {
+	case SWAP_CLUSTER_FALLBACK_NO_CLUSTER:
+		thpswap_stat_inc(dev, THPSWAP_STAT_FALLBACK_NO_CLUSTER);
+		return;
+	case SWAP_CLUSTER_FALLBACK_MEMCG:
+		thpswap_stat_inc(dev, THPSWAP_STAT_FALLBACK_MEMCG);
+		return;
+	case SWAP_CLUSTER_FALLBACK_NOMEM:
+		thpswap_stat_inc(dev, THPSWAP_STAT_FALLBACK_NOMEM);
+		return;
+	default:
+		break;
+	}
+	if (unlikely(cluster >= dev->clusters.nr)) {
+		thpswap_stat_inc(dev, THPSWAP_STAT_REJECTED);
+		return;
+	}
+	thpswap_clusters_kernel_event(&dev->clusters, cluster, event);
 }

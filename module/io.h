@@ -13,5 +13,8 @@ int thpswap_rw_page(struct block_device *bdev, sector_t sector,
 		    struct page *page, enum req_op op);
 void thpswap_swap_slot_free_notify(struct block_device *bdev,
 				   unsigned long offset);
+void thpswap_swap_cluster_notify(struct block_device *bdev,
+				 unsigned long cluster,
+				 enum swap_cluster_event event);
 
 #endif /* _THPSWAP_IO_H */

@@ -32,6 +32,10 @@ const char *const thpswap_stat_names[THPSWAP_NR_STATS] = {
 	[THPSWAP_STAT_CLUSTERS_SPLIT] = "clusters_split",
 	[THPSWAP_STAT_CLUSTERS_SMALL] = "clusters_small",
 	[THPSWAP_STAT_LIVE_SLOTS] = "live_slots",
+	[THPSWAP_STAT_FALLBACK_NO_CLUSTER] = "fallback_no_cluster",
+	[THPSWAP_STAT_FALLBACK_MEMCG] = "fallback_memcg",
+	[THPSWAP_STAT_FALLBACK_NOMEM] = "fallback_nomem",
+	[THPSWAP_STAT_KERNEL_EVENTS] = "kernel_events",
 };
 
 struct thpswap_pcpu_stats __percpu *thpswap_stats_alloc(void)
@@ -91,7 +95,8 @@ void thpswap_stats_snapshot(struct thpswap_dev *dev,
 	for_each_possible_cpu(cpu) {
 		p = per_cpu_ptr(dev->stats, cpu);
 		for (i = 0; i < THPSWAP_NR_PCPU_STATS; i++)
-			values[i] += READ_ONCE(p->c[i]);
+			if (thpswap_stat_is_counter(i))
+				values[i] += READ_ONCE(p->c[i]);
 	}
 	thpswap_snap_vm_events(values);
 	thpswap_clusters_summary(&dev->clusters, &cc);
@@ -121,6 +126,8 @@ void thpswap_dev_snapshot(struct thpswap_dev *dev,
 		snap->backing_phys = dev->backing.phys;
 	if (disk_openers(dev->disk))
 		snap->flags |= THPSWAP_INFO_F_OPEN;
+	if (THPSWAP_KERNEL_CLUSTER_EVENTS)
+		snap->flags |= THPSWAP_INFO_F_AUTHORITATIVE;
 	/* swapon(2) marks the block device's inode as a swap file. */
 	if (IS_SWAPFILE(part0->bd_inode))
 		snap->flags |= THPSWAP_INFO_F_SWAPON;

@@ -16,12 +16,19 @@ struct thpswap_dev;
 
 /*
  * The counters are the uapi's enum thpswap_stat, only ever appended.  The
- * I/O path counts those up to THPSWAP_STAT_REJECTED per cpu; the rest are
- * global vm events and cluster gauges the snapshot fills in.  Keep
+ * I/O path and the kernel's cluster notifications count per cpu; the
+ * global vm events and the cluster gauges are filled in by the snapshot
+ * (thpswap_stat_is_counter() tells which is which).  Keep
  * thpswap_stat_names[] in step: it is the sysfs "stats" file.
  */
 #define THPSWAP_NR_STATS	__THPSWAP_STAT_CNT
-#define THPSWAP_NR_PCPU_STATS	(THPSWAP_STAT_REJECTED + 1)
+#define THPSWAP_NR_PCPU_STATS	THPSWAP_NR_STATS
+
+static inline bool thpswap_stat_is_counter(unsigned int i)
+{
+	return i <= THPSWAP_STAT_REJECTED ||
+	       (i >= THPSWAP_STAT_FALLBACK_NO_CLUSTER && i < THPSWAP_NR_STATS);
+}
 
 extern const char *const thpswap_stat_names[THPSWAP_NR_STATS];
 

@@ -77,6 +77,14 @@ enum thpswap_stat {
 	THPSWAP_STAT_CLUSTERS_SPLIT,
 	THPSWAP_STAT_CLUSTERS_SMALL,
 	THPSWAP_STAT_LIVE_SLOTS,	/* 4 KiB slots holding data ("swap used") */
+	/*
+	 * Why THPs could not be swapped out whole on this device, as the
+	 * kernel reports it (kernels with the patches/ series; 0 otherwise).
+	 */
+	THPSWAP_STAT_FALLBACK_NO_CLUSTER, /* no free cluster */
+	THPSWAP_STAT_FALLBACK_MEMCG,	/* the memcg swap charge failed */
+	THPSWAP_STAT_FALLBACK_NOMEM,	/* the swap cache could not take it */
+	THPSWAP_STAT_KERNEL_EVENTS,	/* cluster notifications received */
 
 	__THPSWAP_STAT_CNT		/* number of stats this header knows */
 };
