@@ -39,6 +39,7 @@ userctl:
 guest-tools:
 	$(MAKE) -C tests/guest O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
 	$(MAKE) -C tests/guest/control O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
+	$(MAKE) -C tests/guest/swapin O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
 
 kmod-test:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/kmod modules

@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# swapin.sh: guest flow for whole-THP swap-in (busybox ash, run as root by
+# tests/vm/run on a kernel with the swap-in patches).  Loads thpswap, puts
+# swap on it, runs swapin_test, checks that no slot leaked and that the
+# kernel logged no warning, takes it all down.  Flat TAP; exit status 0
+# only if every step passed.
+#
+#   tests/vm/run --kernel DIR --script tests/guest/swapin/swapin.sh \
+#       [-- THPSWAP_TEST_DIV=N THPSWAP_SWAPIN_CYCLES=N]
+set -eu
+
+for arg in "$@"; do
+	case "$arg" in
+	THPSWAP_*=*) export "$arg" ;;
+	*) echo "Bail out! unknown argument '$arg'"; exit 2 ;;
+	esac
+done
+DEV=${THPSWAP_DEV:-thpswap0}
+SIZE=${THPSWAP_SIZE:-1G}
+BLK=/dev/$DEV
+export THPSWAP_DEV=$DEV
+PATH=$PATH:$(dirname "$0")
+MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
+[ -x "$MODPROBE" ] || MODPROBE=modprobe
+[ -x "$RMMOD" ] || RMMOD=rmmod
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
+step() {
+	desc=$1
+	shift
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/# /'
+	if [ "$rc" -eq 0 ]; then
+		ok "$desc"
+		return 0
+	fi
+	not_ok "$desc (exit $rc)"
+	return 1
+}
+bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+has_knob() {
+	cat /sys/kernel/mm/transparent_hugepage/swapin_enabled &&
+		grep -E '^thp_swpin' /proc/vmstat
+}
+# Freed 4 KiB slots may wait in the per-CPU swap slot cache (64 slots a
+# CPU) before they count as free; whole clusters never do.
+swap_all_free() {
+	set -- $(awk '$1 == "SwapTotal:" { t = $2 } $1 == "SwapFree:" { f = $2 }
+		END { print t, f }' /proc/meminfo)
+	cached=$((64 * 4 * $(grep -c ^processor /proc/cpuinfo)))
+	echo "SwapTotal $1 kB, SwapFree $2 kB, slot caches hold up to $cached kB"
+	[ $(($1 - $2)) -le "$cached" ]
+}
+no_kernel_warnings() {
+	! dmesg | grep -E 'WARNING:|BUG:|Oops|KASAN:|circular locking dependency|inconsistent lock state|possible recursive locking|Bad page'
+}
+run_tests() {
+	rcfile=/tmp/swapin_test.rc
+	echo 1 > "$rcfile"
+	{ swapin_test 2>&1; echo $? > "$rcfile"; } |
+		while IFS= read -r line; do
+			case "$line" in
+			"ok "*)
+				n=$((n + 1))
+				echo "ok $n ${line#ok [0-9]* }" ;;
+			"not ok "*)
+				n=$((n + 1))
+				echo "not ok $n ${line#not ok [0-9]* }" ;;
+			*) echo "# $line" ;;
+			esac
+			echo "$n" > /tmp/swapin_test.n
+		done
+	n=$(cat /tmp/swapin_test.n)
+	return "$(cat "$rcfile")"
+}
+
+echo "TAP version 13"
+echo "# kernel $(uname -r), thpswap size=$SIZE on $BLK, THPSWAP_TEST_DIV=${THPSWAP_TEST_DIV:-1}"
+step "whole-THP swap-in knob and counters" has_knob ||
+	bail "not a kernel with whole-THP swap-in"
+step "modprobe thpswap size=$SIZE" $MODPROBE thpswap size="$SIZE" ||
+	bail "cannot load thpswap"
+step "mkswap $BLK" mkswap "$BLK" || bail "mkswap failed"
+step "swapon $BLK" swapon "$BLK" || bail "swapon failed"
+
+if ! run_tests; then
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n swapin_test failed"
+fi
+echo "# vmstat: $(grep -E '^(thp_swpin|pswpin|thp_swpout)' /proc/vmstat | tr '\n' ' ')"
+step "no swap slot leaked" swap_all_free || true
+step "swapoff $BLK" swapoff "$BLK" || true
+step "rmmod thpswap" $RMMOD thpswap || true
+step "no kernel warnings" no_kernel_warnings || true
+
+echo "1..$n"
+echo "# $failed of $n steps failed"
+[ "$failed" -eq 0 ]
