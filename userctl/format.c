@@ -205,6 +205,16 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->f);
 }
 
+void json_devices(struct json *j, const struct tsw_dev *devs, size_t n)
+{
+	size_t i;
+
+	json_arr_open(j, "devices");
+	for (i = 0; i < n; i++)
+		json_dev(j, NULL, &devs[i]);
+	json_arr_close(j);
+}
+
 /* The device object of list, stats and watch; see JSON OUTPUT in thpswapctl(8). */
 void json_dev(struct json *j, const char *key, const struct tsw_dev *d)
 {

@@ -9,7 +9,7 @@ int cmd_list(int argc, char **argv)
 {
 	struct tsw_dev *devs;
 	struct json j;
-	size_t n, i;
+	size_t n;
 	int ret;
 
 	(void)argc;
@@ -20,10 +20,7 @@ int cmd_list(int argc, char **argv)
 	if (opt.json) {
 		json_begin(&j, stdout);
 		json_obj_open(&j, NULL);
-		json_arr_open(&j, "devices");
-		for (i = 0; i < n; i++)
-			json_dev(&j, NULL, &devs[i]);
-		json_arr_close(&j);
+		json_devices(&j, devs, n);
 		json_obj_close(&j);
 		json_end(&j);
 	} else if (!n) {

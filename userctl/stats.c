@@ -23,10 +23,7 @@ int cmd_stats(int argc, char **argv)
 	if (opt.json) {
 		json_begin(&j, stdout);
 		json_obj_open(&j, NULL);
-		json_arr_open(&j, "devices");
-		for (i = 0; i < n; i++)
-			json_dev(&j, NULL, &devs[i]);
-		json_arr_close(&j);
+		json_devices(&j, devs, n);
 		json_obj_open(&j, "global");
 		if (n) {
 			json_u64(&j, "thp_swpout", devs[n - 1].thp_swpout);

@@ -236,6 +236,8 @@ void json_null(struct json *j, const char *key);
 void json_escape(FILE *f, const char *s);
 
 void json_dev(struct json *j, const char *key, const struct tsw_dev *d);
+/* The "devices" array of list, stats and watch. */
+void json_devices(struct json *j, const struct tsw_dev *devs, size_t n);
 void json_runs(struct json *j, const struct tsw_runs *r);
 void dump_dev(FILE *f, const struct tsw_dev *d);
 void print_list_table(FILE *f, const struct tsw_dev *devs, size_t n);

@@ -158,10 +158,7 @@ static void print_refresh(struct watch *w, const struct tsw_dev *devs, size_t n)
 		json_str(&j, "type", "refresh");
 		json_double(&j, "time", now());
 		json_u64(&j, "refresh", w->refresh);
-		json_arr_open(&j, "devices");
-		for (i = 0; i < n; i++)
-			json_dev(&j, NULL, &devs[i]);
-		json_arr_close(&j);
+		json_devices(&j, devs, n);
 		json_obj_close(&j);
 		json_end(&j);
 		fflush(stdout);
