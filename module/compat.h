@@ -38,4 +38,19 @@ enum swap_cluster_event {
 };
 #endif
 
+/*
+ * SWAP_CLUSTER_HUGE_SWAPIN (patches/0003): the kernel read a swapped-out
+ * THP back whole.  Kernels without it never send the value used here.
+ */
+#ifdef THPSWAP_HAVE_SWAP_CLUSTER_HUGE_SWAPIN
+#define THPSWAP_EVENT_HUGE_SWAPIN	SWAP_CLUSTER_HUGE_SWAPIN
+#else
+#define THPSWAP_EVENT_HUGE_SWAPIN	(-1)
+#endif
+
+/*
+ * THP_SWPIN and THP_SWPIN_FALLBACK vm events (patches/0003) are summed
+ * into the stats when THPSWAP_HAVE_VM_THP_SWPIN is set, else read as 0.
+ */
+
 #endif /* _THPSWAP_COMPAT_H */

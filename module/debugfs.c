@@ -7,11 +7,17 @@
  * its first cluster:
  *        0 s.HHHH...
  *       64 ................................................................
+ *
+ * fail_read (kernels with CONFIG_FAULT_INJECTION_DEBUG_FS): the standard
+ * fault-injection attributes (Documentation/fault-injection/), shared by
+ * all devices.  A read chosen by it fails with -EIO before any byte moves,
+ * as poisoned memory would: the swap-in error paths can then be tested.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/seq_file.h>
 
 #include "debugfs.h"
@@ -20,6 +26,26 @@
 #define THPSWAP_MAP_PER_LINE	64
 
 static struct dentry *thpswap_debugfs_root;
+
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+static DECLARE_FAULT_ATTR(thpswap_fail_read);
+
+/* Does not sleep or allocate (with verbose=2 it prints a stack). */
+bool thpswap_should_fail_read(u64 bytes)
+{
+	return should_fail(&thpswap_fail_read, bytes);
+}
+
+static void thpswap_debugfs_fault_init(void)
+{
+	fault_create_debugfs_attr("fail_read", thpswap_debugfs_root,
+				  &thpswap_fail_read);
+}
+#else
+static void thpswap_debugfs_fault_init(void)
+{
+}
+#endif
 
 /* The seq_file position is the line number. */
 static void *thpswap_cluster_map_start(struct seq_file *m, loff_t *pos)
@@ -71,6 +97,7 @@ DEFINE_SEQ_ATTRIBUTE(thpswap_cluster_map);
 void thpswap_debugfs_init(void)
 {
 	thpswap_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	thpswap_debugfs_fault_init();
 }
 
 void thpswap_debugfs_exit(void)

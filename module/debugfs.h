@@ -6,7 +6,19 @@
 #ifndef _THPSWAP_DEBUGFS_H
 #define _THPSWAP_DEBUGFS_H
 
+#include <linux/types.h>
+
 struct thpswap_dev;
+
+/* Does not sleep.  True when debugfs fail_read picks this read to fail. */
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+bool thpswap_should_fail_read(u64 bytes);
+#else
+static inline bool thpswap_should_fail_read(u64 bytes)
+{
+	return false;
+}
+#endif
 
 void thpswap_debugfs_init(void);
 void thpswap_debugfs_exit(void);

@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 
+#include "debugfs.h"
 #include "device.h"
 #include "io.h"
 
@@ -183,6 +184,8 @@ static blk_status_t thpswap_bio_rw(struct thpswap_dev *dev, struct bio *bio)
 		thpswap_stat_inc(dev, THPSWAP_STAT_REJECTED);
 		return BLK_STS_IOERR;
 	}
+	if (op == REQ_OP_READ && thpswap_should_fail_read(bytes))
+		return BLK_STS_IOERR;
 
 	off = (u64)sector << SECTOR_SHIFT;
 	bio_for_each_bvec(bv, bio, iter) {
@@ -308,6 +311,8 @@ int thpswap_rw_page(struct block_device *bdev, sector_t sector,
 		thpswap_stat_inc(dev, THPSWAP_STAT_REJECTED);
 		return -EIO;
 	}
+	if (op == REQ_OP_READ && thpswap_should_fail_read(len))
+		return -EIO;
 
 	if (op == REQ_OP_WRITE)
 		flush_dcache_folio(folio);
@@ -370,6 +375,8 @@ void thpswap_swap_cluster_notify(struct block_device *bdev,
 	default:
 		break;
 	}
+	if ((int)event == THPSWAP_EVENT_HUGE_SWAPIN)
+		thpswap_stat_inc(dev, THPSWAP_STAT_SWAPIN_WHOLE);
 	if (unlikely(cluster >= dev->clusters.nr)) {
 		thpswap_stat_inc(dev, THPSWAP_STAT_REJECTED);
 		return;

@@ -36,6 +36,9 @@ const char *const thpswap_stat_names[THPSWAP_NR_STATS] = {
 	[THPSWAP_STAT_FALLBACK_MEMCG] = "fallback_memcg",
 	[THPSWAP_STAT_FALLBACK_NOMEM] = "fallback_nomem",
 	[THPSWAP_STAT_KERNEL_EVENTS] = "kernel_events",
+	[THPSWAP_STAT_THP_SWPIN] = "thp_swpin",
+	[THPSWAP_STAT_THP_SWPIN_FALLBACK] = "thp_swpin_fallback",
+	[THPSWAP_STAT_SWAPIN_WHOLE] = "swapin_whole",
 };
 
 struct thpswap_pcpu_stats __percpu *thpswap_stats_alloc(void)
@@ -71,6 +74,11 @@ static void thpswap_snap_vm_events(u64 *v)
 	v[THPSWAP_STAT_THP_SWPOUT] = thpswap_sum_vm_event(THP_SWPOUT);
 	v[THPSWAP_STAT_THP_SWPOUT_FALLBACK] =
 		thpswap_sum_vm_event(THP_SWPOUT_FALLBACK);
+#ifdef THPSWAP_HAVE_VM_THP_SWPIN
+	v[THPSWAP_STAT_THP_SWPIN] = thpswap_sum_vm_event(THP_SWPIN);
+	v[THPSWAP_STAT_THP_SWPIN_FALLBACK] =
+		thpswap_sum_vm_event(THP_SWPIN_FALLBACK);
+#endif
 }
 #else
 /* Without these counters the snapshot reports 0, which it memset already. */

@@ -27,7 +27,9 @@ struct thpswap_dev;
 static inline bool thpswap_stat_is_counter(unsigned int i)
 {
 	return i <= THPSWAP_STAT_REJECTED ||
-	       (i >= THPSWAP_STAT_FALLBACK_NO_CLUSTER && i < THPSWAP_NR_STATS);
+	       (i >= THPSWAP_STAT_FALLBACK_NO_CLUSTER &&
+		i <= THPSWAP_STAT_KERNEL_EVENTS) ||
+	       (i >= THPSWAP_STAT_SWAPIN_WHOLE && i < THPSWAP_NR_STATS);
 }
 
 extern const char *const thpswap_stat_names[THPSWAP_NR_STATS];

@@ -85,6 +85,15 @@ enum thpswap_stat {
 	THPSWAP_STAT_FALLBACK_MEMCG,	/* the memcg swap charge failed */
 	THPSWAP_STAT_FALLBACK_NOMEM,	/* the swap cache could not take it */
 	THPSWAP_STAT_KERNEL_EVENTS,	/* cluster notifications received */
+	/*
+	 * THP swap-in (kernels with patches/0003).  THP_SWPIN and
+	 * THP_SWPIN_FALLBACK are the global vm events, like THP_SWPOUT;
+	 * SWAPIN_WHOLE counts the THPs the kernel read back whole from this
+	 * device (thp_reads counts all 2 MiB reads, a read by dd included).
+	 */
+	THPSWAP_STAT_THP_SWPIN,
+	THPSWAP_STAT_THP_SWPIN_FALLBACK,
+	THPSWAP_STAT_SWAPIN_WHOLE,
 
 	__THPSWAP_STAT_CNT		/* number of stats this header knows */
 };
