@@ -26,7 +26,7 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 .PHONY: all module userctl guest-tools kmod-test sparse style check demo \
-	bench bench-quick install dkms-install dkms-uninstall clean
+	bench bench-quick kernel-deb install dkms-install dkms-uninstall clean
 
 all: module userctl
 
@@ -59,6 +59,12 @@ style:
 
 check:
 	tests/check
+
+# Installable linux-image/linux-headers packages of the patched kernel with
+# Debian's config, for real machines (not in make check: hours on 2 cores).
+DEB_DIR ?= .
+kernel-deb:
+	packaging/kernel-deb $(DEB_DIR)
 
 demo:
 	tests/demo

@@ -37,6 +37,17 @@ const struct tsw_counter_def tsw_counters[TSW_NR_COUNTERS] = {
 	[TSW_C_DISCARDS] = { "discards", TSW_U_COUNT, "discard requests" },
 	[TSW_C_SLOT_FREES] = { "slot_frees", TSW_U_COUNT, "swap slots freed" },
 	[TSW_C_REJECTED] = { "rejected", TSW_U_COUNT, "out-of-range or misaligned I/O" },
+	[TSW_C_FALLBACK_NO_CLUSTER] = { "fallback_no_cluster", TSW_U_COUNT,
+					"THPs split before swap-out: no free cluster", true },
+	[TSW_C_FALLBACK_MEMCG] = { "fallback_memcg", TSW_U_COUNT,
+				   "THPs split before swap-out: memcg charge failed", true },
+	[TSW_C_FALLBACK_NOMEM] = { "fallback_nomem", TSW_U_COUNT,
+				   "THPs split before swap-out: no memory for the swap cache",
+				   true },
+	[TSW_C_KERNEL_EVENTS] = { "kernel_events", TSW_U_COUNT,
+				  "cluster notifications from the kernel" },
+	[TSW_C_SWAPIN_WHOLE] = { "swapin_whole", TSW_U_COUNT,
+				 "THPs swapped in whole from this device", true },
 };
 
 /* ---- colour ---------------------------------------------------------- */
@@ -252,6 +263,8 @@ void json_dev(struct json *j, const char *key, const struct tsw_dev *d)
 	json_obj_open(j, "global");
 	json_u64(j, "thp_swpout", d->thp_swpout);
 	json_u64(j, "thp_swpout_fallback", d->thp_swpout_fallback);
+	json_u64(j, "thp_swpin", d->thp_swpin);
+	json_u64(j, "thp_swpin_fallback", d->thp_swpin_fallback);
 	json_obj_close(j);
 	json_obj_close(j);
 }
@@ -273,7 +286,11 @@ void json_runs(struct json *j, const struct tsw_runs *r)
 
 /* ---- dump ------------------------------------------------------------ */
 
-/* One line per device; the columns are listed in DUMP FORMAT of thpswapctl(8). */
+/*
+ * One line per device; the columns are listed in DUMP FORMAT of
+ * thpswapctl(8).  They are spelled out, not looped over tsw_counters[], so
+ * that a new counter cannot move a column: append new ones at the end.
+ */
 void dump_dev(FILE *f, const struct tsw_dev *d)
 {
 	int i;
@@ -291,8 +308,14 @@ void dump_dev(FILE *f, const struct tsw_dev *d)
 	fprintf(f, "\t%" PRIu64 "\t%d\t%d\t%d\t%" PRIu32, d->live_slots, d->open, d->swapon,
 		d->authoritative, d->generation);
 	fprintf(f, "\t%" PRIu64 "\t%" PRIu64, d->thp_swpout, d->thp_swpout_fallback);
-	for (i = 0; i < TSW_NR_COUNTERS; i++)
+	for (i = TSW_C_THP_WRITES; i <= TSW_C_REJECTED; i++)
 		fprintf(f, "\t%" PRIu64, d->counter[i]);
+	/* 30-36: the stats of enum thpswap_stat 16-22, in its order */
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
+		d->counter[TSW_C_FALLBACK_NO_CLUSTER], d->counter[TSW_C_FALLBACK_MEMCG],
+		d->counter[TSW_C_FALLBACK_NOMEM], d->counter[TSW_C_KERNEL_EVENTS]);
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, d->thp_swpin, d->thp_swpin_fallback,
+		d->counter[TSW_C_SWAPIN_WHOLE]);
 	fputc('\n', f);
 }
 
@@ -362,6 +385,17 @@ static void print_kv(FILE *f, const char *key, const char *val, const char *help
 	fprintf(f, "  %-20s %12s  %s\n", key, val, help);
 }
 
+static void print_counter(FILE *f, const struct tsw_dev *d, int i)
+{
+	char a[32];
+
+	if (tsw_counters[i].unit == TSW_U_BYTES)
+		fmt_bytes(d->counter[i], a, sizeof(a));
+	else
+		fmt_count(d->counter[i], a, sizeof(a));
+	print_kv(f, tsw_counters[i].name, a, tsw_counters[i].help);
+}
+
 void print_stats(FILE *f, const struct tsw_dev *d)
 {
 	char a[32], b[32];
@@ -392,13 +426,21 @@ void print_stats(FILE *f, const struct tsw_dev *d)
 		d->authoritative ? "cluster states reported by the kernel's mm hooks"
 				 : "cluster states inferred from I/O (stock kernel)",
 		d->open ? "; device open" : "");
-	for (i = 0; i < TSW_NR_COUNTERS; i++) {
-		if (tsw_counters[i].unit == TSW_U_BYTES)
-			fmt_bytes(d->counter[i], a, sizeof(a));
-		else
-			fmt_count(d->counter[i], a, sizeof(a));
-		print_kv(f, tsw_counters[i].name, a, tsw_counters[i].help);
+	for (i = 0; i < TSW_NR_COUNTERS; i++)
+		if (!tsw_counters[i].patched)
+			print_counter(f, d, i);
+	/*
+	 * A stock kernel sends no cluster notifications: its 0 would claim
+	 * "no fallback" where the truth is "not known".
+	 */
+	if (!dev_kernel_reports(d)) {
+		print_kv(f, "fallback reasons", "not reported",
+			 "by the kernel, nor swapin_whole (stock kernel: states inferred from I/O)");
+		return;
 	}
+	for (i = 0; i < TSW_NR_COUNTERS; i++)
+		if (tsw_counters[i].patched)
+			print_counter(f, d, i);
 }
 
 void print_runs(FILE *f, const struct tsw_runs *r)

@@ -104,15 +104,12 @@ static int io_get(uint32_t index, struct tsw_dev *d)
 	d->open = info.flags & THPSWAP_INFO_F_OPEN;
 	d->swapon = info.flags & THPSWAP_INFO_F_SWAPON;
 	d->authoritative = info.flags & THPSWAP_INFO_F_AUTHORITATIVE;
-	for (i = 0; i < st.count && i < TSW_NR_COUNTERS; i++)
-		d->counter[i] = v[i];
-	d->thp_swpout = v[THPSWAP_STAT_THP_SWPOUT];
-	d->thp_swpout_fallback = v[THPSWAP_STAT_THP_SWPOUT_FALLBACK];
-	d->state_count[TSW_FREE] = v[THPSWAP_STAT_CLUSTERS_FREE];
-	d->state_count[TSW_HUGE] = v[THPSWAP_STAT_CLUSTERS_HUGE];
-	d->state_count[TSW_SPLIT] = v[THPSWAP_STAT_CLUSTERS_SPLIT];
-	d->state_count[TSW_SMALL] = v[THPSWAP_STAT_CLUSTERS_SMALL];
-	d->live_slots = v[THPSWAP_STAT_LIVE_SLOTS];
+	/*
+	 * The module wrote min(room, its nr_stats) values: an older module
+	 * knows fewer stats, and the ones it lacks stay 0.
+	 */
+	for (i = 0; i < st.count && i < __THPSWAP_STAT_CNT; i++)
+		dev_set_stat(d, i, v[i]);
 	return 0;
 }
 

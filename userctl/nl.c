@@ -303,6 +303,11 @@ static struct nlattr *attrs_of(struct nlmsghdr *nlh, int *len)
 	return genlmsg_attrdata(g, 0);
 }
 
+/*
+ * One u64 per stat, of type stat + 1.  A stat the module does not send (an
+ * older module) is absent and stays 0; one this build does not know is
+ * ignored.
+ */
 static void parse_stats(struct nlattr *nest, struct tsw_dev *d)
 {
 	struct nlattr *a;
@@ -310,37 +315,10 @@ static void parse_stats(struct nlattr *nest, struct tsw_dev *d)
 
 	nla_for_each_nested(a, nest, rem) {
 		int t = nla_type(a);
-		uint64_t v;
 
 		if (t == THPSWAP_A_STATS_PAD || nla_len(a) != 8)
 			continue;
-		v = nla_get_u64(a);
-		switch (t - 1) {
-		case THPSWAP_STAT_THP_SWPOUT:
-			d->thp_swpout = v;
-			break;
-		case THPSWAP_STAT_THP_SWPOUT_FALLBACK:
-			d->thp_swpout_fallback = v;
-			break;
-		case THPSWAP_STAT_CLUSTERS_FREE:
-			d->state_count[TSW_FREE] = v;
-			break;
-		case THPSWAP_STAT_CLUSTERS_HUGE:
-			d->state_count[TSW_HUGE] = v;
-			break;
-		case THPSWAP_STAT_CLUSTERS_SPLIT:
-			d->state_count[TSW_SPLIT] = v;
-			break;
-		case THPSWAP_STAT_CLUSTERS_SMALL:
-			d->state_count[TSW_SMALL] = v;
-			break;
-		case THPSWAP_STAT_LIVE_SLOTS:
-			d->live_slots = v;
-			break;
-		default:
-			if (t - 1 >= 0 && t - 1 < TSW_NR_COUNTERS)
-				d->counter[t - 1] = v;
-		}
+		dev_set_stat(d, (unsigned int)(t - 1), nla_get_u64(a));
 	}
 }
 
@@ -351,6 +329,7 @@ static void parse_dev_attrs(struct nlmsghdr *nlh, struct tsw_dev *d)
 	uint32_t flags;
 
 	memset(d, 0, sizeof(*d));
+	d->index = UINT32_MAX;	/* "no index in the message" */
 	attrs = attrs_of(nlh, &len);
 	nla_for_each_attr(a, attrs, len, rem) {
 		switch (nla_type(a)) {

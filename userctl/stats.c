@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * thpswapctl stats [DEV]: every counter, in human units, and the
- * system-wide THP swap-out counters.
+ * system-wide THP swap-out and swap-in counters.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -9,11 +9,18 @@
 #include "commands.h"
 #include "thpswapctl.h"
 
+static void global(uint64_t v, const char *name, const char *help)
+{
+	char a[32];
+
+	fmt_count(v, a, sizeof(a));
+	printf("  %-20s %12s  %s\n", name, a, help);
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	struct tsw_dev *devs;
 	struct json j;
-	char a[32];
 	size_t n, i;
 	int ret;
 
@@ -28,9 +35,13 @@ int cmd_stats(int argc, char **argv)
 		if (n) {
 			json_u64(&j, "thp_swpout", devs[n - 1].thp_swpout);
 			json_u64(&j, "thp_swpout_fallback", devs[n - 1].thp_swpout_fallback);
+			json_u64(&j, "thp_swpin", devs[n - 1].thp_swpin);
+			json_u64(&j, "thp_swpin_fallback", devs[n - 1].thp_swpin_fallback);
 		} else {
 			json_null(&j, "thp_swpout");
 			json_null(&j, "thp_swpout_fallback");
+			json_null(&j, "thp_swpin");
+			json_null(&j, "thp_swpin_fallback");
 		}
 		json_obj_close(&j);
 		json_obj_close(&j);
@@ -48,11 +59,12 @@ int cmd_stats(int argc, char **argv)
 		putchar('\n');
 	}
 	printf("%sall swap devices%s (vm events)\n", color_bold(), color_reset());
-	fmt_count(devs[n - 1].thp_swpout, a, sizeof(a));
-	printf("  %-20s %12s  %s\n", "thp_swpout", a, "THPs swapped out whole");
-	fmt_count(devs[n - 1].thp_swpout_fallback, a, sizeof(a));
-	printf("  %-20s %12s  %s\n", "thp_swpout_fallback", a,
-	       "THPs split before swap-out (no free cluster)");
+	global(devs[n - 1].thp_swpout, "thp_swpout", "THPs swapped out whole");
+	global(devs[n - 1].thp_swpout_fallback, "thp_swpout_fallback",
+	       "THPs split before swap-out");
+	global(devs[n - 1].thp_swpin, "thp_swpin", "THPs swapped in whole");
+	global(devs[n - 1].thp_swpin_fallback, "thp_swpin_fallback",
+	       "THP swap-ins that fell back to 4 KiB pages");
 	free(devs);
 	return EXIT_OK;
 }

@@ -36,8 +36,8 @@ extern const char *const tsw_state_name[TSW_NR_STATES];	/* "free", ... */
 extern const char tsw_state_char[TSW_NR_STATES];		/* '.', 'H', ... */
 
 /*
- * Device counters.  Their names are the stable keys of --json and the
- * column order of dump: only ever append.
+ * Device counters: what a reset zeroes.  Their names are the stable keys
+ * of --json: only ever append (dump_dev() lists its columns explicitly).
  */
 enum tsw_counter {
 	TSW_C_THP_WRITES,
@@ -49,6 +49,16 @@ enum tsw_counter {
 	TSW_C_DISCARDS,
 	TSW_C_SLOT_FREES,
 	TSW_C_REJECTED,
+	/*
+	 * From the kernel (the patches/ series), 0 on stock kernels: why THPs
+	 * could not be swapped out whole on this device, the cluster
+	 * notifications received, and the THPs swapped back in whole.
+	 */
+	TSW_C_FALLBACK_NO_CLUSTER,
+	TSW_C_FALLBACK_MEMCG,
+	TSW_C_FALLBACK_NOMEM,
+	TSW_C_KERNEL_EVENTS,
+	TSW_C_SWAPIN_WHOLE,
 	TSW_NR_COUNTERS,
 };
 
@@ -58,6 +68,12 @@ struct tsw_counter_def {
 	const char *name;
 	enum tsw_unit unit;
 	const char *help;
+	/*
+	 * Only a kernel with the patches/ series fills it, and 0 would be
+	 * misread as "none": stats shows it only if dev_kernel_reports().
+	 * (kernel_events is not marked: its 0 on a stock kernel is the answer.)
+	 */
+	bool patched;
 };
 
 extern const struct tsw_counter_def tsw_counters[TSW_NR_COUNTERS];
@@ -80,6 +96,8 @@ struct tsw_dev {
 	/* System-wide vm events, the same for every device. */
 	uint64_t thp_swpout;
 	uint64_t thp_swpout_fallback;
+	uint64_t thp_swpin;		/* patched kernels only, else 0 */
+	uint64_t thp_swpin_fallback;
 	/* From /proc/swaps (swaps.c), not from the module. */
 	bool swap_active;
 	int swap_prio;
@@ -204,6 +222,14 @@ int op_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int tp_open(void);
 int get_dev(const char *arg, struct tsw_dev *dev, uint32_t *index);
 int get_devs(const char *arg, struct tsw_dev **devs, size_t *n);
+/*
+ * Both transports: store value @v of stat @stat (enum thpswap_stat of the
+ * uapi) in @d; stats this build does not know are ignored.  A stat the
+ * kernel did not report is simply never set, and stays 0.
+ */
+void dev_set_stat(struct tsw_dev *d, unsigned int stat, uint64_t v);
+/* The kernel reports fallback reasons and whole swap-ins for @d. */
+bool dev_kernel_reports(const struct tsw_dev *d);
 
 /* swaps.c: /proc/swaps. */
 extern const char *proc_swaps_path;

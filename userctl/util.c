@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsing of command-line values, human units, and error reporting with
- * the exit codes of thpswapctl(8).
+ * Parsing of command-line values, human units, error reporting with the
+ * exit codes of thpswapctl(8), and the one mapping from the uapi's stats
+ * to the device view that both transports use.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <linux/thpswap.h>
 
 #include "thpswapctl.h"
 
@@ -320,4 +323,96 @@ int get_devs(const char *arg, struct tsw_dev **devs, size_t *n)
 		return op_err(err, "listing devices");
 	swaps_fill(*devs, *n);
 	return 0;
+}
+
+/*
+ * enum thpswap_stat -> struct tsw_dev.  The uapi only ever appends stats,
+ * so an older module reports a prefix: what it lacks is never set here
+ * and reads as 0; a newer one reports more, and those are ignored.
+ */
+void dev_set_stat(struct tsw_dev *d, unsigned int stat, uint64_t v)
+{
+	switch (stat) {
+	case THPSWAP_STAT_THP_WRITES:
+		d->counter[TSW_C_THP_WRITES] = v;
+		break;
+	case THPSWAP_STAT_THP_READS:
+		d->counter[TSW_C_THP_READS] = v;
+		break;
+	case THPSWAP_STAT_PAGE_WRITES:
+		d->counter[TSW_C_PAGE_WRITES] = v;
+		break;
+	case THPSWAP_STAT_PAGE_READS:
+		d->counter[TSW_C_PAGE_READS] = v;
+		break;
+	case THPSWAP_STAT_BYTES_WRITTEN:
+		d->counter[TSW_C_BYTES_WRITTEN] = v;
+		break;
+	case THPSWAP_STAT_BYTES_READ:
+		d->counter[TSW_C_BYTES_READ] = v;
+		break;
+	case THPSWAP_STAT_DISCARDS:
+		d->counter[TSW_C_DISCARDS] = v;
+		break;
+	case THPSWAP_STAT_SLOT_FREES:
+		d->counter[TSW_C_SLOT_FREES] = v;
+		break;
+	case THPSWAP_STAT_REJECTED:
+		d->counter[TSW_C_REJECTED] = v;
+		break;
+	case THPSWAP_STAT_THP_SWPOUT:
+		d->thp_swpout = v;
+		break;
+	case THPSWAP_STAT_THP_SWPOUT_FALLBACK:
+		d->thp_swpout_fallback = v;
+		break;
+	case THPSWAP_STAT_CLUSTERS_FREE:
+		d->state_count[TSW_FREE] = v;
+		break;
+	case THPSWAP_STAT_CLUSTERS_HUGE:
+		d->state_count[TSW_HUGE] = v;
+		break;
+	case THPSWAP_STAT_CLUSTERS_SPLIT:
+		d->state_count[TSW_SPLIT] = v;
+		break;
+	case THPSWAP_STAT_CLUSTERS_SMALL:
+		d->state_count[TSW_SMALL] = v;
+		break;
+	case THPSWAP_STAT_LIVE_SLOTS:
+		d->live_slots = v;
+		break;
+	case THPSWAP_STAT_FALLBACK_NO_CLUSTER:
+		d->counter[TSW_C_FALLBACK_NO_CLUSTER] = v;
+		break;
+	case THPSWAP_STAT_FALLBACK_MEMCG:
+		d->counter[TSW_C_FALLBACK_MEMCG] = v;
+		break;
+	case THPSWAP_STAT_FALLBACK_NOMEM:
+		d->counter[TSW_C_FALLBACK_NOMEM] = v;
+		break;
+	case THPSWAP_STAT_KERNEL_EVENTS:
+		d->counter[TSW_C_KERNEL_EVENTS] = v;
+		break;
+	case THPSWAP_STAT_THP_SWPIN:
+		d->thp_swpin = v;
+		break;
+	case THPSWAP_STAT_THP_SWPIN_FALLBACK:
+		d->thp_swpin_fallback = v;
+		break;
+	case THPSWAP_STAT_SWAPIN_WHOLE:
+		d->counter[TSW_C_SWAPIN_WHOLE] = v;
+		break;
+	default:	/* newer than this build */
+		break;
+	}
+}
+
+/*
+ * The fallback reasons and whole swap-ins come from the kernel's cluster
+ * notifications: a kernel that sends none (stock) leaves them at 0, which
+ * would read as "no fallback" rather than "not known".
+ */
+bool dev_kernel_reports(const struct tsw_dev *d)
+{
+	return d->authoritative || d->counter[TSW_C_KERNEL_EVENTS];
 }

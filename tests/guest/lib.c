@@ -201,6 +201,8 @@ int vmstat_snap(struct vmstat_snap *s)
 	s->thp_split_pmd = find_key(bigbuf, "thp_split_pmd", " ");
 	s->thp_fault_alloc = find_key(bigbuf, "thp_fault_alloc", " ");
 	s->thp_collapse_alloc = find_key(bigbuf, "thp_collapse_alloc", " ");
+	s->thp_swpin = find_key(bigbuf, "thp_swpin", " ");
+	s->thp_swpin_fallback = find_key(bigbuf, "thp_swpin_fallback", " ");
 	return 0;
 }
 
@@ -215,6 +217,8 @@ void vmstat_delta(struct vmstat_snap *d, const struct vmstat_snap *a,
 	DELTA(thp_split_pmd);
 	DELTA(thp_fault_alloc);
 	DELTA(thp_collapse_alloc);
+	DELTA(thp_swpin);
+	DELTA(thp_swpin_fallback);
 }
 
 long long meminfo_kb(const char *key)
@@ -222,6 +226,26 @@ long long meminfo_kb(const char *key)
 	if (read_file("/proc/meminfo", bigbuf, sizeof(bigbuf)) < 0)
 		return -1;
 	return find_key(bigbuf, key, ":");
+}
+
+int pagemap_swap(const void *p, unsigned int *type, uint64_t *offset)
+{
+	static int fd = -1;
+	uint64_t e;
+
+	if (fd < 0)
+		fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &e, sizeof(e), (uintptr_t)p / PAGE_SZ * sizeof(e)) !=
+	    sizeof(e))
+		return -1;
+	/* bit 62: swapped; bits 0-4: swap type; bits 5-54: swap offset */
+	if (!(e & (1ULL << 62)))
+		return 0;
+	*type = e & 0x1f;
+	*offset = (e & ((1ULL << 55) - 1)) >> 5;
+	return 1;
 }
 
 long long smaps_range_kb(const void *p, size_t bytes, const char *field)

@@ -83,6 +83,7 @@ long long vmstat_get(const char *key);
 struct vmstat_snap {
 	long long pswpin, pswpout, thp_swpout, thp_swpout_fallback;
 	long long thp_split_pmd, thp_fault_alloc, thp_collapse_alloc;
+	long long thp_swpin, thp_swpin_fallback;	/* -1: not this kernel */
 };
 int vmstat_snap(struct vmstat_snap *s);
 void vmstat_delta(struct vmstat_snap *d, const struct vmstat_snap *a,
@@ -97,6 +98,14 @@ long long meminfo_kb(const char *key);
  * Returns -1 if smaps cannot be read.
  */
 long long smaps_range_kb(const void *p, size_t bytes, const char *field);
+
+/*
+ * Where the 4 KiB page at @p is swapped out, from /proc/self/pagemap (the
+ * swap offset needs CAP_SYS_ADMIN: the guest runs as root).  Returns 1 with
+ * *@type and *@offset set if the page is a swap entry, 0 if it is not (in
+ * memory or never touched), -1 if pagemap cannot be read.
+ */
+int pagemap_swap(const void *p, unsigned int *type, uint64_t *offset);
 
 /*
  * The thpswap device's sysfs files: /sys/block/DEV/thpswap/{stats,clusters}.

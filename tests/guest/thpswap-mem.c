@@ -4,6 +4,7 @@
  * in, verifying every word, and report what the kernel and the device did.
  *
  *   thpswap-mem --size MiB [--seed N] [--cycles N] [--dev NAME] [--quiet]
+ *               [--make-it-fail]
  *
  * Per cycle: MADV_PAGEOUT the whole region (timed: "out"), then fault it
  * back by reading one byte of every 4 KiB page (timed: "in"), then check
@@ -18,22 +19,44 @@
  *            dev_bytes_written= dev_rejected= clusters_huge= clusters_split=
  *            clusters_small= in_s= in_mbps= pswpin= dev_thp_reads=
  *            dev_page_reads= dev_bytes_read= anonhuge_kb_after= verify_s=
- *            bad_words=
+ *            bad_words= thp_swpin= thp_swpin_fallback=
  *   result=ok|corrupt bad_words= cycles=
  * Device fields are -1 when DEV has no thpswap sysfs directory (so the tool
  * also runs against zram, brd or pmem swap for comparison).
+ *
+ * --make-it-fail sets /proc/self/make-it-fail while paging out and in
+ * (not while filling, verifying or reading counters), so the fault
+ * injection set up in debugfs with task-filter=Y hits exactly the swap
+ * paths of this process.
  *
  * Exit: 0 all words correct, 1 any corrupt word, 2 usage or setup error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib.h"
+
+/* /proc/self/make-it-fail; an open fd, so toggling it allocates nothing. */
+static int make_it_fail(bool on)
+{
+	static int fd = -1;
+
+	if (fd < 0)
+		fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || pwrite(fd, on ? "1" : "0", 1, 0) != 1) {
+		fprintf(stderr, "thpswap-mem: /proc/self/make-it-fail: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -43,7 +66,8 @@ static void usage(FILE *f)
 		"  --seed N     pattern seed (default 1)\n"
 		"  --cycles N   page-out/page-in cycles (default 1)\n"
 		"  --dev NAME   swap block device for stats (default $THPSWAP_DEV or thpswap0)\n"
-		"  --quiet      machine-readable lines only\n");
+		"  --quiet      machine-readable lines only\n"
+		"  --make-it-fail  fault injection for this task while swapping\n");
 }
 
 static double mbps(size_t bytes, double s)
@@ -59,13 +83,14 @@ int main(int argc, char **argv)
 		{ "cycles", required_argument, NULL, 'c' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "make-it-fail", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	unsigned long size_mib = 0, cycles = 1;
 	uint64_t seed = 1, total_bad = 0;
 	const char *dev = thpswap_dev_name();
-	bool quiet = false, has_dev;
+	bool quiet = false, fail = false, has_dev;
 	size_t bytes;
 	double t0, t1;
 	char *mem, *end;
@@ -73,7 +98,7 @@ int main(int argc, char **argv)
 	unsigned long c;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "s:S:c:d:qh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "s:S:c:d:qFh", opts, NULL)) != -1) {
 		switch (o) {
 		case 's':
 			size_mib = strtoul(optarg, &end, 0);
@@ -97,6 +122,9 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'F':
+			fail = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -140,6 +168,8 @@ int main(int argc, char **argv)
 
 		vmstat_snap(&v0);
 		dev_snap(dev, &d0);
+		if (fail && make_it_fail(true))
+			return 2;
 		t0 = now_s();
 		if (madvise(mem, bytes, MADV_PAGEOUT)) {
 			fprintf(stderr, "thpswap-mem: MADV_PAGEOUT: %s\n",
@@ -147,14 +177,20 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		t1 = now_s();
+		if (fail && make_it_fail(false))
+			return 2;
 		out_s = t1 - t0;
 		vmstat_snap(&v1);
 		dev_snap(dev, &d1);
 		swap_kb = smaps_range_kb(mem, bytes, "Swap");
 
+		if (fail && make_it_fail(true))
+			return 2;
 		t0 = now_s();
 		touch_pages(mem, bytes);
 		t1 = now_s();
+		if (fail && make_it_fail(false))
+			return 2;
 		in_s = t1 - t0;
 		vmstat_snap(&v2);
 		dev_snap(dev, &d2);
@@ -174,14 +210,16 @@ int main(int argc, char **argv)
 		       " dev_thp_writes=%lld dev_page_writes=%lld dev_bytes_written=%lld dev_rejected=%lld"
 		       " clusters_huge=%lld clusters_split=%lld clusters_small=%lld"
 		       " in_s=%.3f in_mbps=%.1f pswpin=%lld dev_thp_reads=%lld dev_page_reads=%lld dev_bytes_read=%lld"
-		       " anonhuge_kb_after=%lld verify_s=%.3f bad_words=%" PRIu64 "\n",
+		       " anonhuge_kb_after=%lld verify_s=%.3f bad_words=%" PRIu64
+		       " thp_swpin=%lld thp_swpin_fallback=%lld\n",
 		       c, out_s, mbps(bytes, out_s), swap_kb, dv_out.pswpout,
 		       dv_out.thp_swpout, dv_out.thp_swpout_fallback,
 		       dd_out.thp_writes, dd_out.page_writes,
 		       dd_out.bytes_written, dd_out.rejected,
 		       d1.c_huge, d1.c_split, d1.c_small,
 		       in_s, mbps(bytes, in_s), dv_in.pswpin, dd_in.thp_reads,
-		       dd_in.page_reads, dd_in.bytes_read, ahp_after, ver_s, bad);
+		       dd_in.page_reads, dd_in.bytes_read, ahp_after, ver_s, bad,
+		       dv_in.thp_swpin, dv_in.thp_swpin_fallback);
 		if (!quiet) {
 			char dout[96] = "", din[96] = "";
 

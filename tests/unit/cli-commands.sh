@@ -138,6 +138,107 @@ else
 	skip "stats --json" "no python3"
 fi
 
+# The kernel-reported stats: swap-out fallback reasons, kernel_events,
+# swapin_whole, and the thp_swpin vm events.  A file of their own.
+K=$tmp/kstate
+cat > "$K" <<STATE
+dev 0 268435456
+counter 0 thp_writes 100
+counter 0 fallback_no_cluster 4
+counter 0 fallback_memcg 2
+counter 0 fallback_nomem 1
+counter 0 kernel_events 812
+counter 0 swapin_whole 37
+run 0 1 40 huge
+global thp_swpout 120
+global thp_swpout_fallback 7
+global thp_swpin 33
+global thp_swpin_fallback 3
+STATE
+kstats() { THPSWAPCTL_FAKE=$K run 0 stats "$@"; }
+kdump() { THPSWAPCTL_FAKE=$K run 0 dump; }
+kv() { grep -Eq "^  $1 +$2  $3\$" "$tmp/out"; }	# kv NAME VALUE HELP: a stats line
+# authoritative
+echo "authoritative 0" >> "$K"
+kstats 0 && kv fallback_no_cluster 4 "THPs split before swap-out: no free cluster" &&
+	kv fallback_memcg 2 "THPs split before swap-out: memcg charge failed" &&
+	kv fallback_nomem 1 "THPs split before swap-out: no memory for the swap cache" &&
+	kv swapin_whole 37 "THPs swapped in whole from this device" &&
+	kv kernel_events 812 "cluster notifications from the kernel" && ! has "not reported"
+ok $? "stats, authoritative: fallback reasons, kernel_events and swapin_whole"
+[ "$(grep -n '' "$tmp/out" | sed -n 's/^\([0-9]*\):  \(rejected\|kernel_events\|fallback_[a-z_]*\|swapin_whole\) .*/\2/p' | tr '\n' ' ')" = \
+	"rejected kernel_events fallback_no_cluster fallback_memcg fallback_nomem swapin_whole " ]
+ok $? "stats: the kernel's counters follow the I/O counters"
+kstats && kv thp_swpout 120 "THPs swapped out whole" && kv thp_swpout_fallback 7 "THPs split before swap-out" &&
+	kv thp_swpin 33 "THPs swapped in whole" && kv thp_swpin_fallback 3 "THP swap-ins that fell back to 4 KiB pages" &&
+	[ "$(sed -n '/^all swap devices/,$p' "$tmp/out" | wc -l)" = 5 ]
+ok $? "stats: the vm events block lists thp_swpout, thp_swpin and their fallbacks"
+# not authoritative, no kernel events: a stock kernel
+sed -i '/^authoritative/d; /kernel_events/d' "$K"
+kstats 0 && ! has "fallback_" && ! has "swapin_whole  " && kv kernel_events 0 "cluster notifications from the kernel" &&
+	[ "$(grep -c "not reported" "$tmp/out")" = 1 ] &&
+	grep -Eq '^  fallback reasons +not reported  by the kernel, nor swapin_whole \(stock kernel: states inferred from I/O\)$' "$tmp/out"
+ok $? "stats, stock kernel: one line says the fallback reasons and swapin_whole are not reported"
+# not authoritative, but the kernel sent notifications
+echo "counter 0 kernel_events 5" >> "$K"
+kstats 0 && kv fallback_memcg 2 ".*" && kv swapin_whole 37 ".*" && ! has "not reported"
+ok $? "stats: kernel_events > 0 shows them without the authoritative flag"
+if [ $have_py = 1 ]; then
+	kstats 0 --json && json_ok "$tmp/out" &&
+		[ "$(jq_ "$tmp/out" '[(k, v) for k, v in j["devices"][0]["counters"].items()][9:]')" = \
+		  "[('fallback_no_cluster', 4), ('fallback_memcg', 2), ('fallback_nomem', 1), ('kernel_events', 5), ('swapin_whole', 37)]" ] &&
+		[ "$(jq_ "$tmp/out" 'j["devices"][0]["global"]')" = \
+		  "{'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3}" ] &&
+		[ "$(jq_ "$tmp/out" 'j["global"], j["devices"][0]["authoritative"]')" = \
+		  "({'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3}, False)" ]
+	ok $? "stats --json: the new counters after the old, thp_swpin in both global objects"
+	sed -i '/kernel_events/d' "$K"
+	kstats 0 --json && [ "$(jq_ "$tmp/out" 'j["devices"][0]["counters"]["fallback_memcg"], j["devices"][0]["counters"]["swapin_whole"]')" = "(2, 37)" ]
+	ok $? "stats --json: the keys and values are there whether or not the kernel reports them"
+	THPSWAPCTL_FAKE=$K run 0 list --json && [ "$(jq_ "$tmp/out" 'j["devices"][0]["counters"]["swapin_whole"], j["devices"][0]["global"]["thp_swpin_fallback"]')" = "(37, 3)" ] &&
+		THPSWAPCTL_FAKE=$K run 0 watch --json --count 1 &&
+		python3 -c '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1]) if "refresh" in l][0]
+d = o["devices"][0]
+assert d["counters"]["fallback_no_cluster"] == 4 and d["global"]["thp_swpin"] == 33
+' "$tmp/out"
+	ok $? "list --json and watch --json carry the new keys"
+	: > "$tmp/empty"
+	THPSWAPCTL_FAKE=$tmp/empty run 0 stats --json && [ "$(jq_ "$tmp/out" 'j')" = \
+		"{'devices': [], 'global': {'thp_swpout': None, 'thp_swpout_fallback': None, 'thp_swpin': None, 'thp_swpin_fallback': None}}" ]
+	ok $? "stats --json without devices: every global value null"
+else
+	for i in 1 2 3 4; do skip "kernel stats JSON $i" "no python3"; done
+fi
+kdump && [ "$(cut -f19-20,30-36 "$tmp/out")" = $'120\t7\t4\t2\t1\t0\t33\t3\t37' ]
+ok $? "dump: columns 30-36 are fallback_no_cluster..nomem, kernel_events, thp_swpin(_fallback), swapin_whole"
+THPSWAPCTL_FAKE=$K run 0 reset 0 && kdump && [ "$(cut -f19-20,21,30-36 "$tmp/out")" = $'120\t7\t0\t0\t0\t0\t0\t33\t3\t0' ]
+ok $? "reset zeroes the kernel's per-device counters, not the vm events"
+# An older module reports only stats 0..15: the rest is 0, not garbage.
+cat > "$K" <<STATE
+dev 0 268435456
+counter 0 thp_writes 100
+counter 0 fallback_memcg 2
+counter 0 kernel_events 9
+counter 0 swapin_whole 37
+run 0 1 40 huge
+global thp_swpout 120
+global thp_swpin 33
+global thp_swpin_fallback 3
+nr_stats 16
+STATE
+kdump && [ "$(cut -f11,19,21,30-36 "$tmp/out")" = $'40\t120\t100\t0\t0\t0\t0\t0\t0\t0' ]
+ok $? "an older module (16 stats): the old values, zeros for the new"
+kstats 0 && kv thp_writes 100 ".*" && kv kernel_events 0 ".*" && has "fallback reasons  *not reported" && ! has "swapin_whole  "
+ok $? "an older module: stats shows them as not reported"
+if [ $have_py = 1 ]; then
+	kstats 0 --json && [ "$(jq_ "$tmp/out" 'j["devices"][0]["counters"]["fallback_memcg"], j["devices"][0]["counters"]["swapin_whole"], j["global"]["thp_swpin"], j["devices"][0]["counters"]["thp_writes"]')" = "(0, 0, 0, 100)" ]
+	ok $? "an older module: --json has the new keys, as 0"
+else
+	skip "older module --json" "no python3"
+fi
+
 # exit codes and errors
 run 3 stats thpswap9 && has "thpswap9" err && has "no such device" err && [ ! -s "$tmp/out" ]
 ok $? "stats of a missing device: exit 3, named on stderr, nothing on stdout"
@@ -202,13 +303,13 @@ ok $? "no module: exit 1 and a hint"
 sed -i '/^fail open/d' "$tmp/state"
 
 # dump
-run 0 dump && [ "$(wc -l < "$tmp/out")" = 3 ] && awk -F'\t' 'NF != 29 { bad = 1 } END { exit bad }' "$tmp/out"
-ok $? "dump: one line per device, 29 tab-separated columns"
+run 0 dump && [ "$(wc -l < "$tmp/out")" = 3 ] && awk -F'\t' 'NF != 36 { bad = 1 } END { exit bad }' "$tmp/out"
+ok $? "dump: one line per device, 36 tab-separated columns"
 [ "$(head -1 "$tmp/out" | cut -f1-14)" = $'thpswap0\t0\t268435456\tram\t-\t1\t268431360\t83886080\t128\t85\t40\t2\t1\t0' ]
 ok $? "dump: columns 1-14 as documented"
 dcols=$(sed -n '/^\.SH DUMP FORMAT/,/^\.SH EXIT/p' "$top/userctl/thpswapctl.8" | grep -c '^\.B [0-9][0-9]*$')
-[ "$dcols" = 29 ]
-ok $? "man page documents all 29 dump columns (found $dcols)"
+[ "$dcols" = 36 ]
+ok $? "man page documents all 36 dump columns (found $dcols)"
 
 # clusters
 run 0 clusters 0 && has "^CLUSTERS *COUNT *SIZE *STATE" &&

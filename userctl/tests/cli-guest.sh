@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest flow for thpswapctl (busybox ash, run as root in the test VM):
-# add/remove over both transports, --json against sysfs, netlink and ioctl
+# add/remove over both transports, --json and dump against sysfs (the
+# kernel-reported fallback reasons and swap-in counters too), netlink and ioctl
 # agreeing, map, watch events, and the errors and exit codes of a missing
 # device, a busy device and an unprivileged caller.  TAP on stdout; exits
 # non-zero if any step failed.
@@ -26,6 +27,9 @@ expect() {
 jnum() { sed -n "s/^ *\"$1\": \([0-9]*\),\{0,1\}$/\1/p" "$2" | head -1; }
 sysstat() { sed -n "s/^$1 //p" /sys/block/thpswap0/thpswap/stats; }
 syscl() { sed -n "s/^$1 //p" /sys/block/thpswap0/thpswap/clusters; }
+# Reported by kernels with the patches/ series, 0 on stock ones; dump
+# columns 30-36 in this order.
+KSTATS="fallback_no_cluster fallback_memcg fallback_nomem kernel_events thp_swpin thp_swpin_fallback swapin_whole"
 
 echo "TAP version 13"
 # su needs an unprivileged user to become.
@@ -51,6 +55,46 @@ for T in "" --ioctl; do
 		ok "$t: --json counters equal /sys/block/thpswap0/thpswap/stats"
 	else
 		notok "$t: --json counters equal sysfs:$bad"
+	fi
+	# The kernel-reported ones: present in both, and equal.
+	kbad=
+	for k in $KSTATS; do
+		j=$(jnum $k /tmp/stats.json) v=$(sysstat $k)
+		{ [ -n "$j" ] && [ -n "$v" ] && [ "$j" = "$v" ]; } || kbad="$kbad $k=${j:-missing}/${v:-missing}"
+	done
+	if [ -z "$kbad" ]; then
+		ok "$t: --json fallback_*, kernel_events, thp_swpin*, swapin_whole equal sysfs"
+	else
+		notok "$t: --json kernel-reported stats equal sysfs:$kbad"
+	fi
+	if [ "$(grep -c '^ *"global": {$' /tmp/stats.json)" = 2 ] &&
+	   [ "$(grep -c '^ *"thp_swpin": [0-9]*,$' /tmp/stats.json)" = 2 ] &&
+	   [ "$(grep -c '^ *"thp_swpin_fallback": [0-9]*$' /tmp/stats.json)" = 2 ]; then
+		ok "$t: --json: thp_swpin(_fallback) in the device's and the top-level global object"
+	else
+		notok "$t: --json: thp_swpin(_fallback) twice"; sed 's/^/# /' /tmp/stats.json | tail -20
+	fi
+	check "$t: stats 0" $C stats 0
+	if [ "$(sysstat kernel_events)" = 0 ] && ! grep -q '"authoritative": true' /tmp/stats.json; then
+		# a stock kernel: one line instead of counters that would all read 0
+		if grep -q '^  fallback reasons  *not reported  by the kernel' /tmp/out &&
+		   ! grep -q '^  fallback_\|^  swapin_whole ' /tmp/out && grep -q '^  kernel_events  *0 ' /tmp/out; then
+			ok "$t: stats: the kernel does not report fallback reasons (stock kernel)"
+		else
+			notok "$t: stats on a stock kernel"; show
+		fi
+	elif grep -q "^  fallback_no_cluster  *$(sysstat fallback_no_cluster) " /tmp/out &&
+	     grep -q "^  swapin_whole  *[0-9.kM]* " /tmp/out && ! grep -q 'not reported' /tmp/out; then
+		ok "$t: stats: the kernel's fallback reasons and swapin_whole"
+	else
+		notok "$t: stats on a reporting kernel"; show
+	fi
+	if grep -q "^  thp_swpin  *[0-9.kM]*  THPs swapped in whole$" /tmp/out &&
+	   grep -q "^  thp_swpin_fallback  *[0-9.kM]*  THP swap-ins that fell back to 4 KiB pages$" /tmp/out &&
+	   grep -q "^  thp_swpout_fallback  *[0-9.kM]*  THPs split before swap-out$" /tmp/out; then
+		ok "$t: stats: thp_swpin and thp_swpin_fallback among the vm events"
+	else
+		notok "$t: stats: the vm events"; show
 	fi
 
 	expect 0 "$t: add --size 64M" $C add --size 64M
@@ -143,6 +187,22 @@ thpswapctl dump > /tmp/nl.dump 2>&1
 thpswapctl --ioctl dump > /tmp/io.dump 2>&1
 if cmp -s /tmp/nl.dump /tmp/io.dump; then ok "netlink and ioctl dump agree"; else
 	notok "netlink and ioctl dump agree"; sed 's/^/# nl: /' /tmp/nl.dump; sed 's/^/# io: /' /tmp/io.dump; fi
+want=$(for k in $KSTATS; do sysstat $k; done | tr '\n' ' ')
+got=$(awk -F'\t' '$1 == "thpswap0" { print NF; for (i = 30; i <= 36; i++) print $i }' /tmp/nl.dump | tr '\n' ' ')
+if [ "$got" = "36 $want" ]; then ok "dump: 36 columns, 30-36 equal sysfs ($want)"; else
+	notok "dump columns 30-36: '$got', sysfs '$want'"; sed 's/^/# /' /tmp/nl.dump; fi
+# After the swap cycle (non-zero on a kernel that reports them), --json again.
+for T in "" --ioctl; do
+	t=${T:-netlink}; t=${t#--}
+	thpswapctl $T stats 0 --json > /tmp/stats.json 2> /tmp/err
+	kbad=
+	for k in $KSTATS; do
+		j=$(jnum $k /tmp/stats.json) v=$(sysstat $k)
+		{ [ -n "$j" ] && [ "$j" = "$v" ]; } || kbad="$kbad $k=${j:-missing}/${v:-missing}"
+	done
+	if [ -z "$kbad" ]; then ok "$t: after a swap cycle, --json kernel-reported stats equal sysfs ($want)"; else
+		notok "$t: after a swap cycle, --json:$kbad"; fi
+done
 thpswapctl clusters 0 > /tmp/nl.cl 2>&1
 thpswapctl --ioctl clusters 0 > /tmp/io.cl 2>&1
 if cmp -s /tmp/nl.cl /tmp/io.cl; then ok "netlink and ioctl clusters agree"; else

@@ -793,4 +793,302 @@ TEST_F_TIMEOUT(nl, events, 300)
 	close(ev.fd);
 }
 
+/* ---- the swap layer's cluster reports, step by step (patched kernels) ---- */
+
+/* The cluster states as the CLUSTER_CHANGE events tell them, in order. */
+struct evmodel {
+	uint8_t state[NR_CLUSTERS];
+	uint32_t gen;		/* generation of the last message applied */
+	long msgs, backwards, dropped;
+};
+
+/* Apply one datagram's CLUSTER_CHANGE message for device @dev. */
+static void evmodel_apply(struct evmodel *m, struct nlmsghdr *nh, int dev)
+{
+	struct nlattr *a, *f;
+	int index = -1;
+	uint32_t gen = 0;
+
+	if (((struct genlmsghdr *)NLMSG_DATA(nh))->cmd != THPSWAP_CMD_CLUSTER_CHANGE)
+		return;
+	for_each_attr(a, GENL_ATTRS(nh), GENL_ATTRLEN(nh)) {
+		if (ATTR_TYPE(a) == THPSWAP_A_DEV_INDEX)
+			index = ATTR_U32(a);
+		if (ATTR_TYPE(a) == THPSWAP_A_DEV_GENERATION)
+			gen = ATTR_U32(a);
+	}
+	if (index != dev)
+		return;
+	m->msgs++;
+	if ((int32_t)(gen - m->gen) < 0)
+		m->backwards++;
+	m->gen = gen;
+	for_each_attr(a, GENL_ATTRS(nh), GENL_ATTRLEN(nh)) {
+		uint32_t first = 0, count = 0;
+		int state = -1;
+
+		if (ATTR_TYPE(a) == THPSWAP_A_EVENTS_DROPPED)
+			m->dropped = ATTR_U64(a);
+		if (ATTR_TYPE(a) != THPSWAP_A_RUN)
+			continue;
+		for_each_attr(f, ATTR_DATA(a), ATTR_LEN(a)) {
+			if (ATTR_TYPE(f) == THPSWAP_A_RUN_FIRST)
+				first = ATTR_U32(f);
+			if (ATTR_TYPE(f) == THPSWAP_A_RUN_COUNT)
+				count = ATTR_U32(f);
+			if (ATTR_TYPE(f) == THPSWAP_A_RUN_STATE)
+				state = *(uint8_t *)ATTR_DATA(f);
+		}
+		if (state >= 0 && first < NR_CLUSTERS && count <= NR_CLUSTERS - first)
+			memset(m->state + first, state, count);
+	}
+}
+
+/*
+ * Apply events until the model equals @expect; false if it has not after
+ * @secs of silence-bounded waiting (events come within ~100 ms of a change).
+ */
+static bool evmodel_wait(struct evmodel *m, int fd, int dev,
+			 const uint8_t *expect, double secs)
+{
+	static char buf[65536];
+	double t0 = now_s();
+
+	while (memcmp(m->state, expect, NR_CLUSTERS)) {
+		if (now_s() - t0 > secs)
+			return false;
+		if (recv_event(fd, buf, sizeof(buf), 200))
+			evmodel_apply(m, (struct nlmsghdr *)buf, dev);
+	}
+	return true;
+}
+
+/* The cluster of the THP at @p if it is swapped out whole, else -1. */
+static long thp_swap_cluster(const void *p)
+{
+	unsigned int type, t;
+	uint64_t first, off;
+	size_t i;
+
+	if (pagemap_swap(p, &type, &first) != 1 || first % 512)
+		return -1;
+	for (i = 1; i < THP_SIZE / PAGE_SZ; i++)
+		if (pagemap_swap((const char *)p + i * PAGE_SZ, &t, &off) != 1 ||
+		    t != type || off != first + i)
+			return -1;
+	return first / 512;
+}
+
+static const char *state_str(const uint8_t *st)
+{
+	static char s[NR_CLUSTERS + 1];
+	static const char c[] = ".HSs";
+	int k;
+
+	for (k = 0; k < (int)NR_CLUSTERS; k++)
+		s[k] = st[k] < 4 ? c[st[k]] : '?';
+	return s;
+}
+
+/* The device's states, by dump, must be @expect, and so must the model. */
+#define EXPECT_STATES(step, expect)						\
+	do {									\
+		bool _ok = evmodel_wait(&m, ev.fd, 0, (expect), 10);		\
+		EXPECT_TRUE(_ok) TH_LOG("%s: events say\n%s\nexpected\n%s", step,	\
+					state_str(m.state), state_str(expect));	\
+		ASSERT_EQ(0, clusters_dump(&self->nl, 0, -1, -1, r));		\
+		EXPECT_EQ(0, memcmp(r->state, (expect), NR_CLUSTERS))		\
+			TH_LOG("%s: dump says\n%s", step, state_str(r->state));	\
+	} while (0)
+
+/*
+ * Patched kernels: 8 THPs swapped out (their clusters HUGE, where pagemap
+ * says the THPs are), one split by a partial munmap (SPLIT), the others
+ * swapped back in whole (FREE), then everything freed (swapoff).  At each
+ * step the events, applied in the order they came, and a dump give exactly
+ * the states the page tables imply; event generations never go backwards.
+ */
+TEST_F_TIMEOUT(nl, kernel_steps, 600)
+{
+	const size_t nr = 8, bytes = nr * THP_SIZE;
+	static uint8_t expect[NR_CLUSTERS];
+	struct thpswap_ioc_info info;
+	struct runs *r = calloc(1, sizeof(*r));
+	struct evmodel m = { 0 };
+	long cl[8], swpin0;
+	struct nl ev;
+	size_t k;
+	char *p;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, do_swapon(DEV0_PATH, 0));
+	ASSERT_EQ(0, ctl_info(self->ctl, 0, &info));
+	if (!(info.flags & THPSWAP_INFO_F_AUTHORITATIVE)) {
+		free(r);
+		SKIP(return, "this kernel does not report cluster states (no patches/0001)");
+	}
+	ASSERT_EQ(0, nl_open(&ev));
+	ASSERT_EQ(0, setsockopt(ev.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+				&events_grp, sizeof(events_grp)));
+	/* Subscribed first: every change after this dump comes as an event. */
+	ASSERT_EQ(0, clusters_dump(&self->nl, 0, -1, -1, r));
+	ASSERT_EQ(0, self->nl.intr);
+	memcpy(m.state, r->state, NR_CLUSTERS);
+	memcpy(expect, r->state, NR_CLUSTERS);
+	swpin0 = vmstat_get("thp_swpin");
+
+	/* 1: swapped out whole, each THP in a cluster of its own */
+	p = thp_alloc(bytes);
+	ASSERT_NE(NULL, p);
+	pattern_fill(p, bytes, 11, 0);
+	ASSERT_EQ(0, madvise(p, bytes, MADV_PAGEOUT));
+	for (k = 0; k < nr; k++) {
+		cl[k] = thp_swap_cluster(p + k * THP_SIZE);
+		ASSERT_LE(0, cl[k]) TH_LOG("THP %zu is not one whole swap cluster", k);
+		ASSERT_GT((long)NR_CLUSTERS, cl[k]);
+		expect[cl[k]] = THPSWAP_CLUSTER_HUGE;
+	}
+	EXPECT_STATES("swapped out", expect);
+
+	/* 2: half of THP 0 unmapped: its cluster is split */
+	ASSERT_EQ(0, munmap(p + THP_SIZE / 2, THP_SIZE / 2));
+	expect[cl[0]] = THPSWAP_CLUSTER_SPLIT;
+	EXPECT_STATES("partial munmap", expect);
+
+	/* 3: THPs 1..7 swapped in whole: their clusters are freed at once */
+	for (k = 1; k < nr; k++) {
+		EXPECT_EQ(0, pattern_verify(p + k * THP_SIZE, THP_SIZE, 11,
+					    k * THP_SIZE / 8, NULL));
+		expect[cl[k]] = THPSWAP_CLUSTER_FREE;
+	}
+	EXPECT_EQ(nr - 1, vmstat_get("thp_swpin") - swpin0);
+	EXPECT_STATES("swapped in", expect);
+
+	/* 4: the rest swapped in 4 KiB at a time, everything freed */
+	EXPECT_EQ(0, pattern_verify(p, THP_SIZE / 2, 11, 0, NULL));
+	ASSERT_EQ(0, munmap(p, THP_SIZE / 2));
+	ASSERT_EQ(0, munmap(p + THP_SIZE, bytes - THP_SIZE));
+	munmap(p - THP_SIZE, THP_SIZE);			/* the guards */
+	munmap(p + bytes, THP_SIZE);
+	EXPECT_EQ(0, do_swapoff(DEV0_PATH));
+	expect[cl[0]] = THPSWAP_CLUSTER_FREE;
+	EXPECT_STATES("all freed", expect);
+
+	EXPECT_EQ(0, m.backwards) TH_LOG("event generations went backwards");
+	EXPECT_EQ(0, m.dropped);
+	TH_LOG("%ld CLUSTER_CHANGE messages, generation %u", m.msgs, m.gen);
+	close(ev.fd);
+	free(r);
+}
+
+/* A number after "key": in JSON text, or -1. */
+static long long json_number(const char *text, const char *key)
+{
+	char pat[64];
+	const char *s;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	s = strstr(text, pat);
+	return s ? strtoll(s + strlen(pat), NULL, 10) : -1;
+}
+
+/*
+ * Patched kernels: with no free cluster left (every cluster of a small
+ * device holds single-page slots, pagemap says so, and half the slots are
+ * free), THPs are split before swap-out and the device counts each as
+ * fallback_no_cluster, as the vm counts thp_swpout_fallback; thpswapctl
+ * shows it.  No data is lost.
+ */
+TEST_F_TIMEOUT(nl, no_free_cluster, 600)
+{
+	const size_t small = 24 * MiB, nthp = 4, thp_bytes = nthp * THP_SIZE;
+	const uint64_t dev_bytes = 16 * MiB, nclusters = dev_bytes / THP_SIZE;
+	uint64_t v0[__THPSWAP_STAT_CNT], v1[__THPSWAP_STAT_CNT], off;
+	long long out0, fb0, out1, fb1, json;
+	struct thpswap_ioc_info info;
+	unsigned int used[8] = { 0 }, type;
+	char path[64], cmd[160], text[8192];
+	size_t i, swapped = 0, n;
+	char *a, *t;
+	FILE *f;
+	int idx;
+
+	idx = ctl_add(self->ctl, -1, dev_bytes);
+	ASSERT_LE(1, idx);
+	snprintf(path, sizeof(path), "/dev/thpswap%d", idx);
+	snprintf(cmd, sizeof(cmd), "mkswap %s >/dev/null", path);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, do_swapon(path, 0));
+	ASSERT_EQ(0, ctl_info(self->ctl, idx, &info));
+	if (!(info.flags & THPSWAP_INFO_F_AUTHORITATIVE)) {
+		do_swapoff(path);
+		ctl_dev(self->ctl, THPSWAP_IOC_REMOVE, idx);
+		SKIP(return, "this kernel does not report fallbacks (no patches/0001)");
+	}
+
+	/* Fill the device with 4 KiB pages, then free every other one. */
+	a = mmap(NULL, small, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, a);
+	ASSERT_EQ(0, madvise(a, small, MADV_NOHUGEPAGE));
+	pattern_fill(a, small, 21, 0);
+	ASSERT_EQ(0, madvise(a, small, MADV_PAGEOUT));
+	for (i = 0; i < small / PAGE_SZ; i++) {
+		if (pagemap_swap(a + i * PAGE_SZ, &type, &off) != 1)
+			continue;
+		swapped++;
+		if (i % 2) {
+			ASSERT_EQ(0, madvise(a + i * PAGE_SZ, PAGE_SZ, MADV_DONTNEED));
+			continue;
+		}
+		ASSERT_GT(nclusters, off / 512);
+		used[off / 512]++;
+	}
+	TH_LOG("%zu pages swapped out, kept in clusters %u %u %u %u %u %u %u %u",
+	       swapped, used[0], used[1], used[2], used[3], used[4], used[5],
+	       used[6], used[7]);
+	ASSERT_LT(nclusters * 512 * 3 / 4, swapped) TH_LOG("the device did not fill up");
+	for (i = 0; i < nclusters; i++)
+		ASSERT_LT(0, used[i] + (i == 0)) TH_LOG("cluster %zu is free", i);
+
+	/* THPs now: no cluster to take them whole. */
+	ASSERT_EQ(0, ctl_stats(self->ctl, idx, v0));
+	out0 = vmstat_get("thp_swpout");
+	fb0 = vmstat_get("thp_swpout_fallback");
+	t = thp_alloc(thp_bytes);
+	ASSERT_NE(NULL, t);
+	pattern_fill(t, thp_bytes, 22, 0);
+	ASSERT_EQ(0, madvise(t, thp_bytes, MADV_PAGEOUT));
+	ASSERT_EQ(0, ctl_stats(self->ctl, idx, v1));
+	out1 = vmstat_get("thp_swpout");
+	fb1 = vmstat_get("thp_swpout_fallback");
+	EXPECT_EQ(0, out1 - out0);
+	EXPECT_EQ((long long)nthp, fb1 - fb0);
+	EXPECT_EQ(fb1 - fb0, (long long)(v1[THPSWAP_STAT_FALLBACK_NO_CLUSTER] -
+					 v0[THPSWAP_STAT_FALLBACK_NO_CLUSTER]));
+	EXPECT_EQ(0, v1[THPSWAP_STAT_THP_WRITES] - v0[THPSWAP_STAT_THP_WRITES]);
+	EXPECT_LT(0, v1[THPSWAP_STAT_PAGE_WRITES] - v0[THPSWAP_STAT_PAGE_WRITES])
+		TH_LOG("the split THPs were not swapped out as pages");
+
+	/* The CLI says so too. */
+	snprintf(cmd, sizeof(cmd), "thpswapctl --json stats thpswap%d", idx);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = 0;
+	EXPECT_EQ(0, pclose(f));
+	json = json_number(text, "fallback_no_cluster");
+	EXPECT_EQ((long long)v1[THPSWAP_STAT_FALLBACK_NO_CLUSTER], json)
+		TH_LOG("thpswapctl --json: %.400s", text);
+
+	/* Nothing lost. */
+	EXPECT_EQ(0, pattern_verify(t, thp_bytes, 22, 0, NULL));
+	for (i = 0; i < small / PAGE_SZ; i += 2)
+		EXPECT_EQ(0, pattern_verify(a + i * PAGE_SZ, PAGE_SZ, 21,
+					    i * PAGE_SZ / 8, NULL));
+	thp_free(t, thp_bytes);
+	munmap(a, small);
+	EXPECT_EQ(0, do_swapoff(path));
+	EXPECT_EQ(0, ctl_dev(self->ctl, THPSWAP_IOC_REMOVE, idx));
+}
+
 TEST_HARNESS_MAIN

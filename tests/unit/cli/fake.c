@@ -6,14 +6,20 @@
  * without a module.  Lines:
  *
  *   dev INDEX SIZE [ADDR]            a device (ADDR: memmap backing)
- *   counter INDEX NAME VALUE         a device counter
- *   global NAME VALUE                thp_swpout, thp_swpout_fallback
+ *   counter INDEX NAME VALUE         a device stat, by its sysfs name
+ *   global NAME VALUE                thp_swpout, thp_swpout_fallback,
+ *                                    thp_swpin, thp_swpin_fallback
+ *   authoritative INDEX              the device's THPSWAP_INFO_F_AUTHORITATIVE
+ *   nr_stats N                       the "kernel" reports only stats 0..N-1
+ *                                    (an older module), default all
  *   run INDEX FIRST COUNT STATE      clusters in a state (others are free)
  *   fail OP ERRNO MESSAGE...         make OP fail with -ERRNO and extack MESSAGE
  *   event TYPE INDEX FIRST COUNT FROM TO   delivered to watch
  *   swaps PATH                       read PATH instead of /proc/swaps
  *
- * add, remove and reset rewrite the file.
+ * The "kernel" keeps the uapi's stats array (enum thpswap_stat) per device
+ * and hands its first nr_stats entries to dev_set_stat(), as the real
+ * transports do.  add, remove and reset rewrite the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,18 +29,54 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/thpswap.h>
+
 #include "thpswapctl.h"
 
 #define MAXD 64
 #define MAXL 512
 
-static struct tsw_dev devs[MAXD];
+/* The view, and the "kernel's" stats behind it. */
+struct fdev {
+	struct tsw_dev d;
+	uint64_t stat[__THPSWAP_STAT_CNT];	/* per-device counters */
+};
+
+/* The module's sysfs names (module/stats.c), used in the state file. */
+static const char *const stat_name[__THPSWAP_STAT_CNT] = {
+	[THPSWAP_STAT_THP_WRITES] = "thp_writes",
+	[THPSWAP_STAT_THP_READS] = "thp_reads",
+	[THPSWAP_STAT_PAGE_WRITES] = "page_writes",
+	[THPSWAP_STAT_PAGE_READS] = "page_reads",
+	[THPSWAP_STAT_BYTES_WRITTEN] = "bytes_written",
+	[THPSWAP_STAT_BYTES_READ] = "bytes_read",
+	[THPSWAP_STAT_DISCARDS] = "discards",
+	[THPSWAP_STAT_SLOT_FREES] = "slot_frees",
+	[THPSWAP_STAT_REJECTED] = "rejected",
+	[THPSWAP_STAT_THP_SWPOUT] = "thp_swpout",
+	[THPSWAP_STAT_THP_SWPOUT_FALLBACK] = "thp_swpout_fallback",
+	[THPSWAP_STAT_CLUSTERS_FREE] = "clusters_free",
+	[THPSWAP_STAT_CLUSTERS_HUGE] = "clusters_huge",
+	[THPSWAP_STAT_CLUSTERS_SPLIT] = "clusters_split",
+	[THPSWAP_STAT_CLUSTERS_SMALL] = "clusters_small",
+	[THPSWAP_STAT_LIVE_SLOTS] = "live_slots",
+	[THPSWAP_STAT_FALLBACK_NO_CLUSTER] = "fallback_no_cluster",
+	[THPSWAP_STAT_FALLBACK_MEMCG] = "fallback_memcg",
+	[THPSWAP_STAT_FALLBACK_NOMEM] = "fallback_nomem",
+	[THPSWAP_STAT_KERNEL_EVENTS] = "kernel_events",
+	[THPSWAP_STAT_THP_SWPIN] = "thp_swpin",
+	[THPSWAP_STAT_THP_SWPIN_FALLBACK] = "thp_swpin_fallback",
+	[THPSWAP_STAT_SWAPIN_WHOLE] = "swapin_whole",
+};
+
+static struct fdev devs[MAXD];
 static size_t ndevs;
 static struct { uint32_t index; struct tsw_run run; } runs[MAXL];
 static size_t nruns;
 static char other[MAXL][256];	/* lines kept verbatim */
 static size_t nother;
-static uint64_t g_swpout, g_fallback;
+static uint64_t g_stat[__THPSWAP_STAT_CNT];	/* the global vm events */
+static unsigned int nr_stats = __THPSWAP_STAT_CNT;
 static const char *path;
 static char swaps[256];
 static int evpipe[2] = { -1, -1 };
@@ -47,10 +89,24 @@ static int state_of(const char *s)
 	return -1;
 }
 
-static struct tsw_dev *find(uint32_t index)
+static int stat_of(const char *s)
+{
+	for (int i = 0; i < __THPSWAP_STAT_CNT; i++)
+		if (!strcmp(s, stat_name[i]))
+			return i;
+	return -1;
+}
+
+static bool is_global(int stat)
+{
+	return stat == THPSWAP_STAT_THP_SWPOUT || stat == THPSWAP_STAT_THP_SWPOUT_FALLBACK ||
+	       stat == THPSWAP_STAT_THP_SWPIN || stat == THPSWAP_STAT_THP_SWPIN_FALLBACK;
+}
+
+static struct fdev *find(uint32_t index)
 {
 	for (size_t i = 0; i < ndevs; i++)
-		if (devs[i].index == index)
+		if (devs[i].d.index == index)
 			return &devs[i];
 	return NULL;
 }
@@ -70,20 +126,32 @@ static int failing(const char *op)
 	return 0;
 }
 
-static void fill(struct tsw_dev *d)
+/* The view of a device, as a transport builds it from the kernel's stats. */
+static void fill(struct fdev *f)
 {
-	uint64_t used = 0;
+	struct tsw_dev *d = &f->d;
+	uint64_t v[__THPSWAP_STAT_CNT], used = 0;
 
+	memcpy(v, f->stat, sizeof(v));
+	for (int i = 0; i < __THPSWAP_STAT_CNT; i++)
+		if (is_global(i))
+			v[i] = g_stat[i];
 	d->nr_clusters = d->size / TSW_CLUSTER_SIZE;
-	memset(d->state_count, 0, sizeof(d->state_count));
+	v[THPSWAP_STAT_CLUSTERS_FREE] = v[THPSWAP_STAT_CLUSTERS_HUGE] = 0;
+	v[THPSWAP_STAT_CLUSTERS_SPLIT] = v[THPSWAP_STAT_CLUSTERS_SMALL] = 0;
 	for (size_t i = 0; i < nruns; i++)
-		if (runs[i].index == d->index) {
-			d->state_count[runs[i].run.state] += runs[i].run.count;
+		if (runs[i].index == d->index && runs[i].run.state < TSW_NR_STATES) {
+			v[THPSWAP_STAT_CLUSTERS_FREE + runs[i].run.state] += runs[i].run.count;
 			used += runs[i].run.count;
 		}
-	d->state_count[TSW_FREE] += d->nr_clusters - used;
-	d->thp_swpout = g_swpout;
-	d->thp_swpout_fallback = g_fallback;
+	v[THPSWAP_STAT_CLUSTERS_FREE] += d->nr_clusters - used;
+	/* what an older kernel does not report is never set */
+	memset(d->counter, 0, sizeof(d->counter));
+	memset(d->state_count, 0, sizeof(d->state_count));
+	d->live_slots = 0;
+	d->thp_swpout = d->thp_swpout_fallback = d->thp_swpin = d->thp_swpin_fallback = 0;
+	for (unsigned int i = 0; i < nr_stats && i < __THPSWAP_STAT_CNT; i++)
+		dev_set_stat(d, i, v[i]);
 }
 
 static int load(void)
@@ -103,26 +171,33 @@ static int load(void)
 
 		line[strcspn(line, "\n")] = 0;
 		if (sscanf(line, "dev %u %" SCNu64 " %" SCNx64, &idx, &x, &y) >= 2 && ndevs < MAXD) {
-			struct tsw_dev *d = &devs[ndevs++];
+			struct tsw_dev *d = &devs[ndevs].d;
 			int n = sscanf(line, "dev %u %" SCNu64 " %" SCNx64, &idx, &x, &y);
 
-			memset(d, 0, sizeof(*d));
+			memset(&devs[ndevs++], 0, sizeof(devs[0]));
 			d->index = idx;
 			d->size = x;
 			d->memmap = n == 3;
 			d->memmap_addr = n == 3 ? y : 0;
 			dev_name(idx, d->name, sizeof(d->name));
 		} else if (sscanf(line, "counter %u %63s %" SCNu64, &idx, a, &x) == 3) {
-			struct tsw_dev *d = find(idx);
+			struct fdev *f = find(idx);
+			int st = stat_of(a);
 
-			for (int i = 0; d && i < TSW_NR_COUNTERS; i++)
-				if (!strcmp(a, tsw_counters[i].name))
-					d->counter[i] = x;
+			if (f && st >= 0 && !is_global(st))
+				f->stat[st] = x;
 		} else if (sscanf(line, "global %63s %" SCNu64, a, &x) == 2) {
-			if (!strcmp(a, "thp_swpout"))
-				g_swpout = x;
-			else
-				g_fallback = x;
+			int st = stat_of(a);
+
+			if (st >= 0 && is_global(st))
+				g_stat[st] = x;
+		} else if (sscanf(line, "authoritative %u", &idx) == 1) {
+			struct fdev *f = find(idx);
+
+			if (f)
+				f->d.authoritative = true;
+		} else if (sscanf(line, "nr_stats %u", &idx) == 1) {
+			nr_stats = idx;
 		} else if (sscanf(line, "run %u %" SCNu64 " %" SCNu64 " %63s", &idx, &x, &y, b) == 4 &&
 			   nruns < MAXL) {
 			runs[nruns].index = idx;
@@ -150,22 +225,29 @@ static int save(void)
 	if (!f)
 		return -errno;
 	for (size_t i = 0; i < ndevs; i++) {
-		fprintf(f, "dev %u %" PRIu64, devs[i].index, devs[i].size);
-		if (devs[i].memmap)
-			fprintf(f, " %" PRIx64, devs[i].memmap_addr);
+		const struct tsw_dev *d = &devs[i].d;
+
+		fprintf(f, "dev %u %" PRIu64, d->index, d->size);
+		if (d->memmap)
+			fprintf(f, " %" PRIx64, d->memmap_addr);
 		fputc('\n', f);
-		for (int c = 0; c < TSW_NR_COUNTERS; c++)
-			if (devs[i].counter[c])
-				fprintf(f, "counter %u %s %" PRIu64 "\n", devs[i].index,
-					tsw_counters[c].name, devs[i].counter[c]);
+		if (d->authoritative)
+			fprintf(f, "authoritative %u\n", d->index);
+		for (int c = 0; c < __THPSWAP_STAT_CNT; c++)
+			if (devs[i].stat[c])
+				fprintf(f, "counter %u %s %" PRIu64 "\n", d->index, stat_name[c],
+					devs[i].stat[c]);
 	}
 	for (size_t i = 0; i < nruns; i++)
 		if (find(runs[i].index))
 			fprintf(f, "run %u %" PRIu64 " %" PRIu64 " %s\n", runs[i].index,
 				runs[i].run.start, runs[i].run.count,
 				tsw_state_name[runs[i].run.state]);
-	fprintf(f, "global thp_swpout %" PRIu64 "\nglobal thp_swpout_fallback %" PRIu64 "\n",
-		g_swpout, g_fallback);
+	for (int i = 0; i < __THPSWAP_STAT_CNT; i++)
+		if (is_global(i))
+			fprintf(f, "global %s %" PRIu64 "\n", stat_name[i], g_stat[i]);
+	if (nr_stats != __THPSWAP_STAT_CNT)
+		fprintf(f, "nr_stats %u\n", nr_stats);
 	if (proc_swaps_path == swaps)
 		fprintf(f, "swaps %s\n", swaps);
 	for (size_t i = 0; i < nother; i++)
@@ -204,7 +286,8 @@ static int f_list(struct tsw_dev **out, size_t *n)
 	*out = calloc(ndevs ? ndevs : 1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
-	memcpy(*out, devs, ndevs * sizeof(**out));
+	for (size_t i = 0; i < ndevs; i++)
+		(*out)[i] = devs[i].d;
 	qsort(*out, ndevs, sizeof(**out), cmp);
 	*n = ndevs;
 	return 0;
@@ -212,7 +295,7 @@ static int f_list(struct tsw_dev **out, size_t *n)
 
 static int f_get(uint32_t index, struct tsw_dev *d)
 {
-	struct tsw_dev *s = find(index);
+	struct fdev *s = find(index);
 	int err = failing("get");
 
 	if (err)
@@ -221,7 +304,7 @@ static int f_get(uint32_t index, struct tsw_dev *d)
 		tsw_set_errmsg("no device with this index");
 		return -ENODEV;
 	}
-	*d = *s;
+	*d = s->d;
 	return 0;
 }
 
@@ -249,21 +332,21 @@ static int f_add(const struct tsw_add_req *req, uint32_t *index)
 	}
 	if (ndevs == MAXD)
 		return -ENOSPC;
-	d = &devs[ndevs++];
-	memset(d, 0, sizeof(*d));
+	memset(&devs[ndevs], 0, sizeof(devs[0]));
+	d = &devs[ndevs].d;
 	d->index = i;
 	d->size = req->size / TSW_CLUSTER_SIZE * TSW_CLUSTER_SIZE;
 	d->memmap = req->memmap;
 	d->memmap_addr = req->memmap_addr;
 	dev_name(i, d->name, sizeof(d->name));
-	fill(d);
+	fill(&devs[ndevs++]);
 	*index = i;
 	return save();
 }
 
 static int f_remove(uint32_t index)
 {
-	struct tsw_dev *d = find(index);
+	struct fdev *d = find(index);
 	int err = failing("remove");
 
 	if (err)
@@ -274,22 +357,26 @@ static int f_remove(uint32_t index)
 	return save();
 }
 
+/* As the module: every per-device counter, not the gauges or vm events. */
 static int f_reset(uint32_t index)
 {
-	struct tsw_dev *d = find(index);
+	struct fdev *d = find(index);
 	int err = failing("reset");
 
 	if (err)
 		return err;
 	if (!d)
 		return -ENODEV;
-	memset(d->counter, 0, sizeof(d->counter));
+	for (int i = 0; i < __THPSWAP_STAT_CNT; i++)
+		if (i != THPSWAP_STAT_LIVE_SLOTS)
+			d->stat[i] = 0;
+	fill(d);
 	return save();
 }
 
 static int f_clusters(uint32_t index, uint64_t first, uint64_t last, struct tsw_runs *r)
 {
-	struct tsw_dev *d = find(index);
+	struct fdev *d = find(index);
 	uint64_t pos = first;
 	int err = failing("clusters");
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/thpswap.h>
+
 #include "thpswapctl.h"
 
 /* What main.c would define. */
@@ -281,14 +283,52 @@ int main(void)
 	tabs = 0;
 	for (char *p = s; *p; p++)
 		tabs += *p == '\t';
-	ok(tabs == 28 && s[strlen(s) - 1] == '\n' && !strncmp(s, "thpswap0\t0\t268435456\tram\t-\t", 26),
-	   "dump: 29 tab-separated columns, RAM backing as '-'");
+	ok(tabs == 35 && s[strlen(s) - 1] == '\n' && !strncmp(s, "thpswap0\t0\t268435456\tram\t-\t", 26),
+	   "dump: 36 tab-separated columns, RAM backing as '-'");
 	free(s);
 	d.memmap = true;
 	d.memmap_addr = 1ULL << 32;
 	s = capture(do_dump, &d);
 	ok(strstr(s, "\tmemmap\t0x100000000\t") != NULL, "dump: memmap address in hex");
 	free(s);
+
+	/* Every uapi stat lands in its own place; stat i gets the value 1000 + i. */
+	memset(&d, 0, sizeof(d));
+	for (unsigned int i = 0; i < __THPSWAP_STAT_CNT + 3; i++)
+		dev_set_stat(&d, i, 1000 + i);
+	ok(d.counter[TSW_C_THP_WRITES] == 1000 && d.counter[TSW_C_REJECTED] == 1008 &&
+	   d.thp_swpout == 1009 && d.thp_swpout_fallback == 1010 &&
+	   d.state_count[TSW_FREE] == 1011 && d.state_count[TSW_SMALL] == 1014 &&
+	   d.live_slots == 1015, "dev_set_stat: stats 0-15 as before");
+	ok(d.counter[TSW_C_FALLBACK_NO_CLUSTER] == 1016 && d.counter[TSW_C_FALLBACK_MEMCG] == 1017 &&
+	   d.counter[TSW_C_FALLBACK_NOMEM] == 1018 && d.counter[TSW_C_KERNEL_EVENTS] == 1019 &&
+	   d.thp_swpin == 1020 && d.thp_swpin_fallback == 1021 &&
+	   d.counter[TSW_C_SWAPIN_WHOLE] == 1022,
+	   "dev_set_stat: fallback reasons, kernel_events, thp_swpin(_fallback), swapin_whole");
+	{
+		uint64_t sum = 0;
+		unsigned int i;
+
+		for (i = 0; i < TSW_NR_COUNTERS; i++)
+			sum += d.counter[i];
+		for (i = 0; i < TSW_NR_STATES; i++)
+			sum += d.state_count[i];
+		sum += d.live_slots + d.thp_swpout + d.thp_swpout_fallback + d.thp_swpin +
+		       d.thp_swpin_fallback;
+		/* 1000 + 1001 + ... + 1022: each stat once, the unknown ones nowhere */
+		ok(sum == 23 * 1000 + 22 * 23 / 2, "dev_set_stat: each stat stored once, unknown ones ignored");
+	}
+	s = capture(do_dump, &d);
+	ok(strstr(s, "\t1008\t1016\t1017\t1018\t1019\t1020\t1021\t1022\n") != NULL,
+	   "dump: columns 29-36 are rejected, then stats 16-22 in uapi order");
+	free(s);
+	memset(&d, 0, sizeof(d));
+	ok(!dev_kernel_reports(&d), "a stock kernel reports no fallback reasons");
+	d.counter[TSW_C_KERNEL_EVENTS] = 1;
+	ok(dev_kernel_reports(&d), "kernel events: it does");
+	d.counter[TSW_C_KERNEL_EVENTS] = 0;
+	d.authoritative = true;
+	ok(dev_kernel_reports(&d), "authoritative: it does");
 
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;

@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# faults.sh: fault injection during swap cycles on thpswap (busybox ash, run
+# as root by tests/vm/run on the debug kernel: CONFIG_FAILSLAB,
+# CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS).  Flat TAP; exit
+# status 0 only if every check passed.
+#
+#  1. failslab and fail_page_alloc fail 10 % of all allocations made by the
+#     swapping task (task-filter, thpswap-mem --make-it-fail) while it
+#     pages 64 MiB out and in, three times.  Swap-out and swap-in run in
+#     that task, rw_page included: thpswap must not fail one I/O, and not
+#     one word may change, while allocations around it do fail.
+#  2. Kernels with whole-THP swap-in: fail_page_alloc fails every order-9
+#     allocation of the task.  Every THP falls back to 4 KiB swap-in,
+#     counted as thp_swpin_fallback_alloc; nothing is lost.
+#  3. Same kernels: thpswap's own fail_read fails the first two reads (the
+#     rw_page of one THP and the kernel's bio retry of it).  That THP falls
+#     back, counted as thp_swpin_fallback_io; the others come back whole.
+#
+#   tests/vm/run --kernel debug --script tests/guest/faults.sh
+set -u
+
+DEV=thpswap0
+BLK=/dev/$DEV
+DBG=/sys/kernel/debug
+PATH=$PATH:$(dirname "$0")
+MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
+[ -x "$MODPROBE" ] || MODPROBE=modprobe
+[ -x "$RMMOD" ] || RMMOD=rmmod
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() {	# check DESCRIPTION CMD...
+	desc=$1
+	shift
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/# /'
+	if [ "$rc" -eq 0 ]; then ok "$desc"; else not_ok "$desc"; fi
+}
+# is DESCRIPTION GOT WANT: an equality, both values shown on failure.
+is() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; echo "# got '$2', want '$3'"; fi
+}
+vm() { sed -n "s/^$1 //p" /proc/vmstat; }
+dstat() { sed -n "s/^$1 //p" /sys/block/$DEV/thpswap/stats; }
+# sum KEY FILE: the sum of KEY=value over the cycle records in FILE.
+sum() { sed -n "s/.* $1=\([-0-9]*\).*/\1/p" "$2" | awk '{ s += $1 } END { print s + 0 }'; }
+# fault ATTR FILE VALUE: one fault-injection attribute.
+fault() { printf '%s\n' "$3" > "$DBG/$1/$2"; }
+fault_off() {
+	for a in failslab fail_page_alloc thpswap/fail_read; do
+		[ -d "$DBG/$a" ] && fault "$a" probability 0
+	done
+}
+
+for a in failslab fail_page_alloc; do
+	if [ ! -d "$DBG/$a" ]; then
+		echo "Bail out! $DBG/$a missing: this kernel has no fault injection"
+		exit 1
+	fi
+done
+
+check "modprobe thpswap size=256M" "$MODPROBE" thpswap size=256M
+check "fail_read is in debugfs" test -d "$DBG/thpswap/fail_read"
+check "mkswap + swapon" sh -c "mkswap $BLK >/dev/null && swapon $BLK"
+dmesg -c > /dev/null
+
+# ---- 1: random allocation failures around swap I/O -----------------------
+BIG=1000000000
+for a in failslab fail_page_alloc; do
+	fault $a probability 10
+	fault $a interval 1
+	fault $a times $BIG
+	fault $a space 0
+	fault $a verbose 0
+	fault $a task-filter Y
+	fault $a ignore-gfp-wait N
+done
+fault fail_page_alloc ignore-gfp-highmem N
+fault fail_page_alloc min-order 0
+rej0=$(dstat rejected)
+thpswap-mem --size 64 --cycles 3 --make-it-fail --quiet > /tmp/f1 2>&1
+rc=$?
+fault_off
+slab=$((BIG - $(cat $DBG/failslab/times)))
+page=$((BIG - $(cat $DBG/fail_page_alloc/times)))
+echo "# injected: $slab slab and $page page allocation failures in the swapping task"
+sed 's/^/# /' /tmp/f1 | head -8
+is "1: every word correct after 3 cycles with 10% of the task's allocations failing" \
+	"$rc $(sed -n 's/^result=\([a-z]*\).*/\1/p' /tmp/f1)" "0 ok"
+check "1: allocations did fail during the cycles" test $((slab + page)) -gt 0
+check "1: the task swapped out (pswpout > 0)" test "$(sum pswpout /tmp/f1)" -gt 0
+check "1: thpswap wrote during the cycles" \
+	test $(($(sum dev_thp_writes /tmp/f1) + $(sum dev_page_writes /tmp/f1))) -gt 0
+check "1: thpswap read during the cycles" \
+	test $(($(sum dev_thp_reads /tmp/f1) + $(sum dev_page_reads /tmp/f1))) -gt 0
+is "1: thpswap rejected no I/O" "$(dstat rejected)" "$rej0"
+check "1: the kernel logged no swap I/O error" \
+	sh -c '! dmesg | grep -E "(Read|Write)-error on swap-device"'
+
+# ---- 2: no THP for swap-in -------------------------------------------------
+if [ -z "$(vm thp_swpin)" ]; then
+	ok "2: THP allocation failure at swap-in # SKIP no whole-THP swap-in in this kernel"
+	ok "3: read error at THP swap-in # SKIP no whole-THP swap-in in this kernel"
+else
+	fault fail_page_alloc probability 100
+	fault fail_page_alloc times -1
+	fault fail_page_alloc min-order 9
+	a0=$(vm thp_swpin_fallback_alloc) s0=$(vm thp_swpin)
+	thpswap-mem --size 64 --make-it-fail --quiet > /tmp/f2 2>&1
+	rc=$?
+	fault_off
+	fault fail_page_alloc min-order 0
+	sed 's/^/# /' /tmp/f2 | head -4
+	is "2: every word correct with no THP to swap in" \
+		"$rc $(sed -n 's/^result=\([a-z]*\).*/\1/p' /tmp/f2)" "0 ok"
+	is "2: 32 THPs swapped out whole" "$(sum dev_thp_writes /tmp/f2)" 32
+	is "2: no THP swapped in whole" "$(($(vm thp_swpin) - s0))" 0
+	is "2: 32 fallbacks counted as thp_swpin_fallback_alloc" \
+		"$(($(vm thp_swpin_fallback_alloc) - a0))" 32
+	is "2: swapped in as 16384 pages" "$(sum dev_page_reads /tmp/f2)" 16384
+
+	# ---- 3: a read error -----------------------------------------------
+	fault thpswap/fail_read probability 100
+	fault thpswap/fail_read interval 1
+	fault thpswap/fail_read times 2
+	fault thpswap/fail_read verbose 0
+	fault thpswap/fail_read task-filter N
+	io0=$(vm thp_swpin_fallback_io) s0=$(vm thp_swpin)
+	w0=$(dstat swapin_whole)
+	thpswap-mem --size 8 --quiet > /tmp/f3 2>&1
+	rc=$?
+	left=$(cat $DBG/thpswap/fail_read/times)
+	fault_off
+	sed 's/^/# /' /tmp/f3 | head -4
+	is "3: every word correct after a failed THP read" \
+		"$rc $(sed -n 's/^result=\([a-z]*\).*/\1/p' /tmp/f3)" "0 ok"
+	is "3: both injected read errors happened" "$left" 0
+	is "3: one fallback counted as thp_swpin_fallback_io" \
+		"$(($(vm thp_swpin_fallback_io) - io0))" 1
+	is "3: the other 3 THPs swapped in whole" "$(($(vm thp_swpin) - s0))" 3
+	is "3: the device counted 3 whole swap-ins" "$(($(dstat swapin_whole) - w0))" 3
+	is "3: the failed THP came back as 512 pages" "$(sum dev_page_reads /tmp/f3)" 512
+fi
+
+check "swapoff" swapoff $BLK
+check "rmmod" "$RMMOD" thpswap
+echo "1..$n"
+[ "$failed" = 0 ]
