@@ -291,25 +291,36 @@ struct runs {
 	uint32_t next;
 };
 
+/* A THPSWAP_A_RUN nest; @state is -1 if it has none. */
+static void parse_run(struct nlattr *run, uint32_t *first, uint32_t *count,
+		      int *state)
+{
+	struct nlattr *f;
+
+	*first = *count = 0;
+	*state = -1;
+	for_each_attr(f, ATTR_DATA(run), ATTR_LEN(run)) {
+		if (ATTR_TYPE(f) == THPSWAP_A_RUN_FIRST)
+			*first = ATTR_U32(f);
+		if (ATTR_TYPE(f) == THPSWAP_A_RUN_COUNT)
+			*count = ATTR_U32(f);
+		if (ATTR_TYPE(f) == THPSWAP_A_RUN_STATE)
+			*state = *(uint8_t *)ATTR_DATA(f);
+	}
+}
+
 static void runs_cb(struct nlmsghdr *nh, void *arg)
 {
 	struct runs *r = arg;
-	struct nlattr *a, *f;
+	struct nlattr *a;
 
 	for_each_attr(a, GENL_ATTRS(nh), GENL_ATTRLEN(nh)) {
-		uint32_t first = 0, count = 0;
-		int state = -1;
+		uint32_t first, count;
+		int state;
 
 		if (ATTR_TYPE(a) != THPSWAP_A_RUN)
 			continue;
-		for_each_attr(f, ATTR_DATA(a), ATTR_LEN(a)) {
-			if (ATTR_TYPE(f) == THPSWAP_A_RUN_FIRST)
-				first = ATTR_U32(f);
-			if (ATTR_TYPE(f) == THPSWAP_A_RUN_COUNT)
-				count = ATTR_U32(f);
-			if (ATTR_TYPE(f) == THPSWAP_A_RUN_STATE)
-				state = *(uint8_t *)ATTR_DATA(f);
-		}
+		parse_run(a, &first, &count, &state);
 		/* runs come in order, without gaps */
 		if (first != r->next || !count || state < 0 ||
 		    first + count > sizeof(r->state))
@@ -756,7 +767,7 @@ TEST_F_TIMEOUT(nl, events, 300)
 	ASSERT_EQ(0, madvise(p, bytes, MADV_PAGEOUT));
 	t0 = now_s();
 	while (huge < 8 && now_s() - t0 < 5) {
-		struct nlattr *a, *f;
+		struct nlattr *a;
 
 		if (!recv_event(ev.fd, buf, sizeof(buf), 1000))
 			continue;
@@ -766,19 +777,14 @@ TEST_F_TIMEOUT(nl, events, 300)
 				break;
 			msgs++;
 			for_each_attr(a, GENL_ATTRS(nh), GENL_ATTRLEN(nh)) {
-				uint32_t count = 0;
-				int state = -1;
+				uint32_t first, count;
+				int state;
 
 				if (ATTR_TYPE(a) == THPSWAP_A_EVENTS_DROPPED)
 					TH_LOG("dropped so far: %llu", (unsigned long long)ATTR_U64(a));
 				if (ATTR_TYPE(a) != THPSWAP_A_RUN)
 					continue;
-				for_each_attr(f, ATTR_DATA(a), ATTR_LEN(a)) {
-					if (ATTR_TYPE(f) == THPSWAP_A_RUN_COUNT)
-						count = ATTR_U32(f);
-					if (ATTR_TYPE(f) == THPSWAP_A_RUN_STATE)
-						state = *(uint8_t *)ATTR_DATA(f);
-				}
+				parse_run(a, &first, &count, &state);
 				if (state == THPSWAP_CLUSTER_HUGE)
 					huge += count;
 			}
@@ -805,7 +811,7 @@ struct evmodel {
 /* Apply one datagram's CLUSTER_CHANGE message for device @dev. */
 static void evmodel_apply(struct evmodel *m, struct nlmsghdr *nh, int dev)
 {
-	struct nlattr *a, *f;
+	struct nlattr *a;
 	int index = -1;
 	uint32_t gen = 0;
 
@@ -824,21 +830,14 @@ static void evmodel_apply(struct evmodel *m, struct nlmsghdr *nh, int dev)
 		m->backwards++;
 	m->gen = gen;
 	for_each_attr(a, GENL_ATTRS(nh), GENL_ATTRLEN(nh)) {
-		uint32_t first = 0, count = 0;
-		int state = -1;
+		uint32_t first, count;
+		int state;
 
 		if (ATTR_TYPE(a) == THPSWAP_A_EVENTS_DROPPED)
 			m->dropped = ATTR_U64(a);
 		if (ATTR_TYPE(a) != THPSWAP_A_RUN)
 			continue;
-		for_each_attr(f, ATTR_DATA(a), ATTR_LEN(a)) {
-			if (ATTR_TYPE(f) == THPSWAP_A_RUN_FIRST)
-				first = ATTR_U32(f);
-			if (ATTR_TYPE(f) == THPSWAP_A_RUN_COUNT)
-				count = ATTR_U32(f);
-			if (ATTR_TYPE(f) == THPSWAP_A_RUN_STATE)
-				state = *(uint8_t *)ATTR_DATA(f);
-		}
+		parse_run(a, &first, &count, &state);
 		if (state >= 0 && first < NR_CLUSTERS && count <= NR_CLUSTERS - first)
 			memset(m->state + first, state, count);
 	}

@@ -1,0 +1,206 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-guest.sh: the guest half of `make bench` (busybox ash, run as root
+# by tests/vm/run, driven by bench/run).  One boot runs every device and
+# workload REPS times, the device order reversed on every other
+# repetition, one swap device active at a time.
+#
+#   tests/vm/run --mem 6144 --append 'memmap=<SWAP_MIB>M!4G' \
+#       --script tests/guest/bench/bench-guest.sh -- KERNEL=stock [VAR=VALUE...]
+#
+# Variables (VAR=VALUE arguments):
+#   KERNEL      label for the records (stock, patched)
+#   DEVICES     devices, in the order of the odd repetitions (default
+#               "thpswap pmem brd zram"); thpswap-4k is thpswap with
+#               transparent_hugepage/swapin_enabled=never (patched kernel)
+#   REPS        repetitions (default 3)
+#   SWAP_MIB    size of every swap device; pmem0 is the memmap= range, which
+#               must be this size too (default 1280)
+#   CYCLE_MIB   MADV_PAGEOUT cycle sizes (default "256 1024")
+#   PR_MAX_MIB  memory.max of the pressure workloads (default 256)
+#   PR_TOTAL_MIB  their total working set (default 512)
+#   RAND_PCT    share of the pages swap-w-rand reads back (default 25)
+#   WORKLOADS   subset of: cycle seq seq2 rand mt (default all)
+#
+# Output: every record is one line "B kernel= rep= dev= wl= " followed by
+# the key=value pairs of swapbench / thpswap-mem (see their headers), and
+# one "B ... wl=W status=RC" line per workload.  Anything else is a
+# comment.  Exit status: 0 when every setup step and workload succeeded.
+set -u
+
+KERNEL=unknown
+DEVICES="thpswap pmem brd zram"
+REPS=3
+SWAP_MIB=1280
+CYCLE_MIB="256 1024"
+PR_MAX_MIB=256
+PR_TOTAL_MIB=512
+RAND_PCT=25
+WORKLOADS="cycle seq seq2 rand mt"
+for arg in "$@"; do
+	case "$arg" in
+	KERNEL=*|DEVICES=*|REPS=*|SWAP_MIB=*|CYCLE_MIB=*|PR_MAX_MIB=*|\
+	PR_TOTAL_MIB=*|RAND_PCT=*|WORKLOADS=*)
+		eval "${arg%%=*}=\"\${arg#*=}\"" ;;
+	*) echo "# bench-guest.sh: unknown argument '$arg'"; exit 2 ;;
+	esac
+done
+# busybox ash may prefer its own applets to PATH: name kmod's by path.
+MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
+[ -x "$MODPROBE" ] || MODPROBE=modprobe
+[ -x "$RMMOD" ] || RMMOD=rmmod
+THP=/sys/kernel/mm/transparent_hugepage
+NCPU=$(grep -c ^processor /proc/cpuinfo)
+failed=0
+
+fail() {
+	echo "# FAIL: $*"
+	failed=$((failed + 1))
+}
+
+# rec REP DEV WL < lines: prefix the key=value records, keep comments.
+rec() {
+	while IFS= read -r line; do
+		case "$line" in
+		"#"*|"") echo "$line" ;;
+		*=*) echo "B kernel=$KERNEL rep=$1 dev=$2 wl=$3 $line" ;;
+		*) echo "# $line" ;;
+		esac
+	done
+}
+
+copy_bw() {	# copy_bw REP DEV: the module's in-kernel copy bandwidth
+	bw=$(cat /sys/block/thpswap0/thpswap/copy_bw_mbps) ||
+		{ fail "read copy_bw_mbps"; return 1; }
+	echo "copy_bw_mbps=$bw" | rec "$1" "$2" copybw
+}
+
+# ---- devices: setup DEV sets blk to its block device; teardown undoes it.
+pmem_loaded=0
+setup() {
+	case "$1" in
+	thpswap|thpswap-4k)
+		$MODPROBE thpswap size="${SWAP_MIB}M" || return 1
+		if [ "$1" = thpswap-4k ]; then
+			echo never > $THP/swapin_enabled || return 1
+		elif [ -w $THP/swapin_enabled ]; then
+			echo always > $THP/swapin_enabled || return 1
+		fi
+		blk=/dev/thpswap0 ;;
+	pmem)
+		if [ $pmem_loaded = 0 ]; then
+			$MODPROBE nd_e820 && $MODPROBE nd_pmem || return 1
+			# libnvdimm probes asynchronously; wait_probe waits.
+			cat /sys/bus/nd/devices/ndbus*/wait_probe >/dev/null
+			pmem_loaded=1
+		fi
+		blk=/dev/pmem0 ;;
+	brd)
+		$MODPROBE brd rd_nr=1 rd_size=$((SWAP_MIB * 1024)) || return 1
+		blk=/dev/ram0 ;;
+	zram)
+		$MODPROBE zram num_devices=1 || return 1
+		# The same compressor on both kernels (lzo-rle if offered).
+		if grep -q 'lzo-rle' /sys/block/zram0/comp_algorithm; then
+			echo lzo-rle > /sys/block/zram0/comp_algorithm || return 1
+		fi
+		echo "${SWAP_MIB}M" > /sys/block/zram0/disksize || return 1
+		blk=/dev/zram0 ;;
+	*) echo "unknown device $1"; return 1 ;;
+	esac
+	[ -b "$blk" ] || { echo "no $blk"; return 1; }
+	mkswap "$blk" >/dev/null && swapon "$blk"
+}
+teardown() {	# teardown DEV BLK
+	swapoff "$2" || return 1
+	case "$1" in
+	thpswap|thpswap-4k)
+		[ -w $THP/swapin_enabled ] && echo always > $THP/swapin_enabled
+		$RMMOD thpswap ;;
+	pmem) : ;;
+	brd) $RMMOD brd ;;
+	zram) echo 1 > /sys/block/zram0/reset && $RMMOD zram ;;
+	esac
+}
+
+# ---- workloads: run REP DEV BLK WL NAME CMD...
+run() {
+	r=$1 d=$2 b=$3 w=$4
+	shift 4
+	# The same starting point for every run: no THP allocation failing
+	# for fragmentation left by the previous one.
+	echo 1 > /proc/sys/vm/compact_memory
+	echo "# rep $r $d $w: $*"
+	"$@" > /tmp/wl.out 2> /tmp/wl.err
+	rc=$?
+	rec "$r" "$d" "$w" < /tmp/wl.out
+	sed 's/^/# stderr: /' /tmp/wl.err
+	echo "status=$rc" | rec "$r" "$d" "$w"
+	[ "$rc" = 0 ] || fail "rep $r $d $w exited $rc"
+}
+workloads() {	# workloads REP DEV BLK
+	r=$1 d=$2 b=$3 name=${3#/dev/}
+	for wl in $WORKLOADS; do
+		case "$wl" in
+		cycle)
+			for m in $CYCLE_MIB; do
+				run "$r" "$d" "$b" "cycle-$m" swapbench exec --dev "$name" -- \
+					thpswap-mem --size "$m" --cycles 1 --dev "$name" --quiet
+			done ;;
+		seq|seq2|rand)
+			n=$NCPU acc=seq
+			[ "$wl" = seq2 ] && n=$((2 * NCPU))
+			[ "$wl" = rand ] && acc=rand
+			run "$r" "$d" "$b" "$acc-${n}p" swapbench pressure --dev "$name" \
+				--workers "$n" --wset $((PR_TOTAL_MIB / n)) --max "$PR_MAX_MIB" \
+				--access $acc --rand-pct "$RAND_PCT" --seed "$r" ;;
+		mt)
+			t=$((2 * NCPU))
+			run "$r" "$d" "$b" "mt-${t}t" swapbench pressure --dev "$name" \
+				--workers 1 --threads "$t" --wset $((PR_TOTAL_MIB / t)) \
+				--max "$PR_MAX_MIB" --access seq --seed "$r" ;;
+		*) fail "unknown workload $wl" ;;
+		esac
+	done
+}
+
+echo "# bench-guest: kernel $(uname -r) ($KERNEL), $NCPU CPUs, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
+echo "# devices '$DEVICES' x $REPS, swap ${SWAP_MIB} MiB, cycles '$CYCLE_MIB' MiB, pressure ${PR_TOTAL_MIB} MiB in memory.max ${PR_MAX_MIB} MiB"
+echo always > $THP/enabled
+echo madvise > $THP/defrag
+{
+	echo "kver=$(uname -r) ncpu=$NCPU mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
+	echo "thp_enabled=$(sed 's/.*\[\(.*\)\].*/\1/' $THP/enabled) swapin_knob=$([ -e $THP/swapin_enabled ] && echo yes || echo no)"
+} | rec 0 vm info
+
+# The copy-bandwidth limit, three readings before anything else runs.
+if $MODPROBE thpswap size=64M; then
+	for i in 1 2 3; do copy_bw 0 thpswap; done
+	$RMMOD thpswap || fail "rmmod thpswap"
+else
+	fail "modprobe thpswap"
+fi
+
+r=1
+while [ "$r" -le "$REPS" ]; do
+	order=$DEVICES
+	if [ $((r % 2)) = 0 ]; then
+		order=
+		for d in $DEVICES; do order="$d $order"; done
+	fi
+	echo "# repetition $r: $order"
+	for d in $order; do
+		if ! setup "$d" > /tmp/setup.log 2>&1; then
+			fail "setup $d: $(cat /tmp/setup.log)"
+			echo "status=99" | rec "$r" "$d" setup
+			continue
+		fi
+		case "$d" in thpswap*) copy_bw "$r" "$d" ;; esac
+		workloads "$r" "$d" "$blk"
+		teardown "$d" "$blk" || fail "teardown $d"
+	done
+	r=$((r + 1))
+done
+echo "# bench-guest: $failed failure(s)"
+[ "$failed" = 0 ]
