@@ -40,6 +40,7 @@ guest-tools:
 	$(MAKE) -C tests/guest O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
 	$(MAKE) -C tests/guest/control O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
 	$(MAKE) -C tests/guest/swapin O=$(GUEST_BUILD) KSELFTEST_DIR=$(KSRC)/tools/testing/selftests
+	$(MAKE) -C tests/guest/bench O=$(GUEST_BUILD)
 
 kmod-test:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/kmod modules

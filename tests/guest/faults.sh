@@ -25,31 +25,25 @@ DEV=thpswap0
 BLK=/dev/$DEV
 DBG=/sys/kernel/debug
 PATH=$PATH:$(dirname "$0")
-MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
-[ -x "$MODPROBE" ] || MODPROBE=modprobe
-[ -x "$RMMOD" ] || RMMOD=rmmod
+. tap.sh
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() {	# check DESCRIPTION CMD...
-	desc=$1
-	shift
-	out=$("$@" 2>&1) && rc=0 || rc=$?
-	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/# /'
-	if [ "$rc" -eq 0 ]; then ok "$desc"; else not_ok "$desc"; fi
-}
-# is DESCRIPTION GOT WANT: an equality, both values shown on failure.
-is() {
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; echo "# got '$2', want '$3'"; fi
-}
 vm() { sed -n "s/^$1 //p" /proc/vmstat; }
 dstat() { sed -n "s/^$1 //p" /sys/block/$DEV/thpswap/stats; }
 # sum KEY FILE: the sum of KEY=value over the cycle records in FILE.
 sum() { sed -n "s/.* $1=\([-0-9]*\).*/\1/p" "$2" | awk '{ s += $1 } END { print s + 0 }'; }
 # fault ATTR FILE VALUE: one fault-injection attribute.
 fault() { printf '%s\n' "$3" > "$DBG/$1/$2"; }
+# fault_on ATTR PROBABILITY TIMES TASK_FILTER: every knob set, none inherited.
+fault_on() {
+	fault "$1" interval 1
+	fault "$1" times "$3"
+	fault "$1" space 0
+	fault "$1" verbose 0
+	fault "$1" task-filter "$4"
+	[ ! -e "$DBG/$1/ignore-gfp-wait" ] || fault "$1" ignore-gfp-wait N
+	[ ! -e "$DBG/$1/ignore-gfp-highmem" ] || fault "$1" ignore-gfp-highmem N
+	fault "$1" probability "$2"
+}
 fault_off() {
 	for a in failslab fail_page_alloc thpswap/fail_read; do
 		[ -d "$DBG/$a" ] && fault "$a" probability 0
@@ -58,24 +52,22 @@ fault_off() {
 
 for a in failslab fail_page_alloc; do
 	if [ ! -d "$DBG/$a" ]; then
-		echo "Bail out! $DBG/$a missing: this kernel has no fault injection"
-		exit 1
+		bail "$DBG/$a missing: this kernel has no fault injection"
 	fi
 done
 
-check "modprobe thpswap size=256M" "$MODPROBE" thpswap size=256M
-check "fail_read is in debugfs" test -d "$DBG/thpswap/fail_read"
-check "mkswap + swapon" sh -c "mkswap $BLK >/dev/null && swapon $BLK"
+step "modprobe thpswap size=256M" "$MODPROBE" thpswap size=256M
+step "fail_read is in debugfs" test -d "$DBG/thpswap/fail_read"
+step "mkswap + swapon" sh -c "mkswap $BLK >/dev/null && swapon $BLK"
 dmesg -c > /dev/null
 
 # ---- 2: no THP for swap-in -------------------------------------------------
 if [ -z "$(vm thp_swpin)" ]; then
-	ok "2: THP allocation failure at swap-in # SKIP no whole-THP swap-in in this kernel"
-	ok "3: read error at THP swap-in # SKIP no whole-THP swap-in in this kernel"
+	skip "2: THP allocation failure at swap-in" "no whole-THP swap-in in this kernel"
+	skip "3: read error at THP swap-in" "no whole-THP swap-in in this kernel"
 else
-	fault fail_page_alloc probability 100
-	fault fail_page_alloc times -1
 	fault fail_page_alloc min-order 9
+	fault_on fail_page_alloc 100 -1 Y
 	a0=$(vm thp_swpin_fallback_alloc) s0=$(vm thp_swpin)
 	thpswap-mem --size 64 --make-it-fail --quiet > /tmp/f2 2>&1
 	rc=$?
@@ -91,11 +83,7 @@ else
 	is "2: swapped in as 16384 pages" "$(sum dev_page_reads /tmp/f2)" 16384
 
 	# ---- 3: a read error -----------------------------------------------
-	fault thpswap/fail_read probability 100
-	fault thpswap/fail_read interval 1
-	fault thpswap/fail_read times 2
-	fault thpswap/fail_read verbose 0
-	fault thpswap/fail_read task-filter N
+	fault_on thpswap/fail_read 100 2 N
 	io0=$(vm thp_swpin_fallback_io) s0=$(vm thp_swpin)
 	w0=$(dstat swapin_whole)
 	thpswap-mem --size 8 --quiet > /tmp/f3 2>&1
@@ -113,7 +101,7 @@ else
 	is "3: the failed THP came back as 512 pages" "$(sum dev_page_reads /tmp/f3)" 512
 fi
 
-check "swapoff, swapon" sh -c "swapoff $BLK && swapon $BLK"
+step "swapoff, swapon" sh -c "swapoff $BLK && swapon $BLK"
 
 # ---- 1: random allocation failures around swap I/O -----------------------
 # Last, and without swapoff after it: when an xarray node allocation fails
@@ -122,17 +110,9 @@ check "swapoff, swapon" sh -c "swapoff $BLK && swapon $BLK"
 # swapoff then VM_WARNs in exit_swap_address_space().  That is the swap
 # cache's, not thpswap's, and only fault injection gets there.
 BIG=1000000000
-for a in failslab fail_page_alloc; do
-	fault $a probability 10
-	fault $a interval 1
-	fault $a times $BIG
-	fault $a space 0
-	fault $a verbose 0
-	fault $a task-filter Y
-	fault $a ignore-gfp-wait N
-done
-fault fail_page_alloc ignore-gfp-highmem N
 fault fail_page_alloc min-order 0
+fault_on failslab 10 $BIG Y
+fault_on fail_page_alloc 10 $BIG Y
 rej0=$(dstat rejected)
 dmesg -c > /dev/null
 thpswap-mem --size 64 --cycles 3 --make-it-fail --quiet > /tmp/f1 2>&1
@@ -144,15 +124,14 @@ echo "# injected: $slab slab and $page page allocation failures in the swapping 
 sed 's/^/# /' /tmp/f1 | head -8
 is "1: every word correct after 3 cycles with 10% of the task's allocations failing" \
 	"$rc $(sed -n 's/^result=\([a-z]*\).*/\1/p' /tmp/f1)" "0 ok"
-check "1: allocations did fail during the cycles" test $((slab + page)) -gt 0
-check "1: the task swapped out (pswpout > 0)" test "$(sum pswpout /tmp/f1)" -gt 0
-check "1: thpswap wrote during the cycles" \
+step "1: allocations did fail during the cycles" test $((slab + page)) -gt 0
+step "1: the task swapped out (pswpout > 0)" test "$(sum pswpout /tmp/f1)" -gt 0
+step "1: thpswap wrote during the cycles" \
 	test $(($(sum dev_thp_writes /tmp/f1) + $(sum dev_page_writes /tmp/f1))) -gt 0
-check "1: thpswap read during the cycles" \
+step "1: thpswap read during the cycles" \
 	test $(($(sum dev_thp_reads /tmp/f1) + $(sum dev_page_reads /tmp/f1))) -gt 0
 is "1: thpswap rejected no I/O" "$(dstat rejected)" "$rej0"
-check "1: the kernel logged no swap I/O error" \
+step "1: the kernel logged no swap I/O error" \
 	sh -c '! dmesg | grep -E "(Read|Write)-error on swap-device"'
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

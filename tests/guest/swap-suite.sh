@@ -27,32 +27,7 @@ export THPSWAP_DEV=$DEV
 # Test binaries: on PATH (tests/vm/run installs tests/guest/build/*), or
 # beside this script.
 PATH=$PATH:$(dirname "$0")
-# busybox ash may prefer its own applets to PATH: name kmod's tools by path.
-MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
-[ -x "$MODPROBE" ] || MODPROBE=modprobe
-[ -x "$RMMOD" ] || RMMOD=rmmod
-
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
-# step DESCRIPTION CMD...: run CMD (output as TAP diagnostics), report.
-step() {
-	desc=$1
-	shift
-	out=$("$@" 2>&1) && rc=0 || rc=$?
-	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/# /'
-	if [ "$rc" -eq 0 ]; then
-		ok "$desc"
-		return 0
-	fi
-	not_ok "$desc (exit $rc)"
-	return 1
-}
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
+. tap.sh
 
 is_swapped_on() { grep -q "^$BLK[[:space:]]" /proc/swaps; }
 check_stats() {
@@ -108,11 +83,7 @@ fi
 
 run_tests
 rc=$?
-if [ "$rc" != 0 ]; then
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n swap_thp_test exited $rc"
-fi
+[ "$rc" = 0 ] || not_ok "swap_thp_test exited $rc"
 
 echo "# stats: $(tr '\n' ' ' < /sys/block/$DEV/thpswap/stats)"
 step "swapoff $BLK" swapoff "$BLK" || true

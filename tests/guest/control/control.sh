@@ -13,22 +13,7 @@
 set -u
 
 PATH=$PATH:$(dirname "$0")
-MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
-[ -x "$MODPROBE" ] || MODPROBE=modprobe
-[ -x "$RMMOD" ] || RMMOD=rmmod
-
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() {	# check DESCRIPTION CMD...
-	desc=$1
-	shift
-	out=$("$@" 2>&1) && rc=0 || rc=$?
-	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/# /'
-	if [ "$rc" -eq 0 ]; then ok "$desc"; else not_ok "$desc (exit $rc)"; fi
-	return "$rc"
-}
+. tap.sh
 
 # run_prog NAME: a kselftest_harness program; its "ok N name" lines are
 # re-numbered into ours, the rest becomes diagnostics.
@@ -44,7 +29,7 @@ run_prog() {
 			name=${name#* }
 			case "$name" in
 			# "ok N # SKIP reason": keep the directive, so it counts as a skip
-			*"# SKIP"*) n=$((n + 1)); echo "ok $n - $prog # SKIP ${name#*# SKIP }" ;;
+			*"# SKIP"*) skip "$prog" "${name#*# SKIP }" ;;
 			*) ok "$prog: ${name#* }" ;;
 			esac ;;
 		"not ok "*)
@@ -60,22 +45,22 @@ run_prog() {
 }
 
 echo "TAP version 13"
-check "modprobe thpswap size=256M" $MODPROBE thpswap size=256M || {
+step "modprobe thpswap size=256M" $MODPROBE thpswap size=256M || {
 	echo "Bail out! cannot load thpswap"
 	exit 1
 }
-check "/dev/thpswap-control exists" test -c /dev/thpswap-control
-check "control device is misc minor 247 (devname alias)" \
+step "/dev/thpswap-control exists" test -c /dev/thpswap-control
+step "control device is misc minor 247 (devname alias)" \
 	sh -c 'grep -q "^247 thpswap-control$" /proc/misc'
-check "mkswap /dev/thpswap0" mkswap /dev/thpswap0
+step "mkswap /dev/thpswap0" mkswap /dev/thpswap0
 
 for prog in ${CONTROL_TESTS:-ctl_test nl_test}; do
 	run_prog "$prog"
 done
 
 grep -q '^/dev/thpswap' /proc/swaps && swapoff /dev/thpswap0
-check "rmmod thpswap" $RMMOD thpswap
-check "control device gone after rmmod" sh -c '! grep -q thpswap-control /proc/misc'
+step "rmmod thpswap" $RMMOD thpswap
+step "control device gone after rmmod" sh -c '! grep -q thpswap-control /proc/misc'
 echo "1..$n"
 echo "# $failed failed of $n"
 [ "$failed" -eq 0 ]

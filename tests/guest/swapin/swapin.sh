@@ -22,30 +22,8 @@ SIZE=${THPSWAP_SIZE:-1G}
 BLK=/dev/$DEV
 export THPSWAP_DEV=$DEV
 PATH=$PATH:$(dirname "$0")
-MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
-[ -x "$MODPROBE" ] || MODPROBE=modprobe
-[ -x "$RMMOD" ] || RMMOD=rmmod
+. tap.sh
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
-step() {
-	desc=$1
-	shift
-	out=$("$@" 2>&1) && rc=0 || rc=$?
-	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/# /'
-	if [ "$rc" -eq 0 ]; then
-		ok "$desc"
-		return 0
-	fi
-	not_ok "$desc (exit $rc)"
-	return 1
-}
-bail() {
-	echo "Bail out! $*"
-	exit 1
-}
 has_knob() {
 	cat /sys/kernel/mm/transparent_hugepage/swapin_enabled &&
 		grep -E '^thp_swpin' /proc/vmstat
@@ -91,17 +69,12 @@ step "modprobe thpswap size=$SIZE" $MODPROBE thpswap size="$SIZE" ||
 step "mkswap $BLK" mkswap "$BLK" || bail "mkswap failed"
 step "swapon $BLK" swapon "$BLK" || bail "swapon failed"
 
-if ! run_tests; then
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n swapin_test failed"
-fi
+run_tests || not_ok "swapin_test failed"
 echo "# vmstat: $(grep -E '^(thp_swpin|pswpin|thp_swpout)' /proc/vmstat | tr '\n' ' ')"
 step "no swap slot leaked" swap_all_free || true
 step "swapoff $BLK" swapoff "$BLK" || true
 step "rmmod thpswap" $RMMOD thpswap || true
 step "no kernel warnings" no_kernel_warnings || true
 
-echo "1..$n"
 echo "# $failed of $n steps failed"
-[ "$failed" -eq 0 ]
+tap_end
