@@ -70,6 +70,16 @@ kernel-deb:
 demo:
 	tests/demo
 
+# Swap devices compared on the stock and the patched kernel, one VM each
+# (bench/run --help): the full run writes bench/results/<date>.*; the quick
+# one prints TAP, keeps its report in a temporary directory and fails only
+# if the bench pipeline broke.
+bench:
+	bench/run
+
+bench-quick:
+	bench/run --quick
+
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $$(modinfo -F vermagic thpswap.ko | cut -d' ' -f1)

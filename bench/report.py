@@ -1,0 +1,629 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/report.py: turn the guest logs of bench/run into a report.
+
+    bench/report.py --out DIR --stamp NAME --reps N --cycles "256 1024"
+                    [--config KEY=VALUE]... KERNEL=LOG...
+    bench/report.py --replot DIR/NAME.json --out DIR --stamp NAME
+
+Reads the "B kernel= rep= dev= wl= key=value..." records that
+tests/guest/bench/bench-guest.sh printed in each VM (one log per kernel),
+derives the metrics of every run, takes the median and the spread (min-max)
+over the repetitions, and writes DIR/NAME.md (tables and targets),
+DIR/NAME.json (configuration, every run, the summaries, the targets) and the
+PNG plots DIR/NAME.png (MADV_PAGEOUT cycle) and DIR/NAME-pressure.png
+(pressure workloads), drawn by gnuplot with bench/plot.gp.  --replot only
+redraws the plots from an earlier report's JSON.
+
+It also checks that the bench pipeline worked and prints one line per check,
+"check ok DESCRIPTION" or "check fail DESCRIPTION", for bench/run to turn
+into TAP; then "summary LINE" lines for the end of the run.  Exit status 0
+when every check passed.  Targets not met are reported, never a failure.
+
+Python 3 standard library only.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+PAGE = 4096
+MIB = 1 << 20
+GIB = 1 << 30
+THP = 2 * MIB
+
+DEV_ORDER = ["thpswap", "thpswap-4k", "pmem", "brd", "zram"]
+KERNEL_ORDER = ["stock", "patched"]
+DEV_LABEL = {
+    "thpswap": "thpswap",
+    "thpswap-4k": "thpswap, swapin_enabled=never",
+    "pmem": "pmem (nd_e820 + nd_pmem)",
+    "brd": "brd",
+    "zram": "zram (lzo-rle)",
+}
+
+
+# ---- parsing -----------------------------------------------------------------
+
+def num(v):
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+
+def parse_log(path, kernel):
+    """Return {(dev, wl, rep): {record kind: {key: value}}} and copy_bw list."""
+    runs, copy_bw, info = {}, [], {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.startswith("B "):
+                continue
+            head, kind, kv = {}, None, {}
+            for tok in line[2:].split():
+                if "=" not in tok:
+                    kind = tok
+                    continue
+                k, v = tok.split("=", 1)
+                if len(head) < 4 and k in ("kernel", "rep", "dev", "wl"):
+                    head[k] = v
+                else:
+                    kv[k] = num(v)
+            if len(head) < 4 or head["kernel"] != kernel:
+                continue
+            dev, wl, rep = head["dev"], head["wl"], int(head["rep"])
+            if wl == "copybw":
+                copy_bw.append(kv["copy_bw_mbps"])
+                continue
+            if wl == "info":
+                info.update(kv)
+                continue
+            if kind is None:
+                for k in ("cycle", "phase", "result", "status"):
+                    if k in kv:
+                        kind = k if k != "phase" else "phase_" + str(kv[k])
+                        break
+            if kind is None:
+                kind = "other"
+            runs.setdefault((dev, wl, rep), {})[kind] = kv
+    return runs, copy_bw, info
+
+
+# ---- metrics -------------------------------------------------------------------
+
+def pos(v):
+    """A counter value, or None when the source does not exist (-1)."""
+    return None if v is None or (isinstance(v, (int, float)) and v < 0) else v
+
+
+def ratio(a, b):
+    return None if a is None or b in (None, 0) else a / b
+
+
+def io_counts(c):
+    """(writes, reads, source) from thpswap's counters, else diskstats."""
+    if pos(c.get("dev_thp_writes")) is not None:
+        return (c["dev_thp_writes"] + c["dev_page_writes"],
+                c["dev_thp_reads"] + c["dev_page_reads"], "thpswap")
+    if (c.get("dk_wr_ios") or 0) > 0 or (c.get("dk_rd_ios") or 0) > 0:
+        return c["dk_wr_ios"], c["dk_rd_ios"], "diskstats"
+    return None, None, None
+
+
+def common(m, c, bw):
+    """Metrics shared by all workloads, from a counters record c."""
+    traffic = (c["pswpin"] + c["pswpout"]) * PAGE / GIB
+    m["traffic_gib"] = traffic
+    m["thp_swpout"] = c["thp_swpout"]
+    m["thp_swpout_fallback"] = c["thp_swpout_fallback"]
+    m["thp_swpin"] = pos(c.get("thp_swpin"))
+    m["thp_swpin_fallback"] = pos(c.get("thp_swpin_fallback"))
+    m["tlb_per_gib"] = ratio(pos(c.get("tlb")), traffic)
+    m["cal_per_gib"] = ratio(pos(c.get("cal")), traffic)
+    m["sys_s"] = pos(c.get("sys_s"))
+    m["sys_s_per_gib"] = ratio(m["sys_s"], traffic)
+    out_b, in_b = c["pswpout"] * PAGE, c["pswpin"] * PAGE
+    w, r, src = io_counts(c)
+    m["io_source"] = src
+    m["io_out_per_gib"] = ratio(w, out_b / GIB) if w is not None else None
+    m["io_in_per_gib"] = ratio(r, in_b / GIB) if r is not None else None
+    m["io_in_per_2m"] = ratio(r, in_b / THP) if r is not None else None
+
+
+def cycle_metrics(rec, bw):
+    cyc, cnt, setup = rec["cycle"], rec["counters"], rec["setup"]
+    size = setup["size_mib"] * MIB
+    out_b, in_b = cyc["pswpout"] * PAGE, cyc["pswpin"] * PAGE
+    m = {"bytes": size, "out_s": cyc["out_s"], "in_s": cyc["in_s"],
+         "wall_s": cyc["out_s"] + cyc["in_s"]}
+    m["out_mbps"] = ratio(out_b / 1e6, cyc["out_s"])
+    m["in_mbps"] = ratio(in_b / 1e6, cyc["in_s"])
+    m["out_limit"] = ratio(m["out_mbps"], bw)
+    m["in_limit"] = ratio(m["in_mbps"], bw)
+    # Time beyond the copy, per GiB moved: wall - bytes / copy bandwidth.
+    if bw:
+        m["out_beyond_s_per_gib"] = ratio(cyc["out_s"] - out_b / (bw * 1e6),
+                                          out_b / GIB)
+        m["in_beyond_s_per_gib"] = ratio(cyc["in_s"] - in_b / (bw * 1e6),
+                                         in_b / GIB)
+    else:
+        m["out_beyond_s_per_gib"] = m["in_beyond_s_per_gib"] = None
+    common(m, cnt, bw)
+    # Out and in are separate phases here: take them from thpswap-mem.
+    m["thp_swpout"] = cyc["thp_swpout"]
+    m["thp_swpout_fallback"] = cyc["thp_swpout_fallback"]
+    m["retention_pct"] = 100.0 * cyc["anonhuge_kb_after"] * 1024 / size
+    m["bad_words"] = cyc["bad_words"]
+    return m
+
+
+def pressure_metrics(rec, bw):
+    tot, rd, pr = rec["phase_total"], rec["phase_read"], rec["pressure"]
+    wr = rec["phase_write"]
+    m = {"bytes": pr["bytes"], "wall_s": tot["wall_s"],
+         "write_s": wr["wall_s"], "read_s": rd["wall_s"]}
+    out_b, in_b = tot["pswpout"] * PAGE, tot["pswpin"] * PAGE
+    m["out_mbps"] = ratio(out_b / 1e6, tot["wall_s"])
+    m["in_mbps"] = ratio(in_b / 1e6, tot["wall_s"])
+    m["out_limit"] = ratio(m["out_mbps"], bw)
+    m["in_limit"] = ratio(m["in_mbps"], bw)
+    m["read_app_mbps"] = ratio(pr["touched_bytes"] / 1e6, rd["wall_s"])
+    m["in_amplification"] = ratio(rd["pswpin"] * PAGE, pr["touched_bytes"])
+    common(m, tot, bw)
+    # Half the working set is swapped out at the end by design: count the
+    # THP share of what is resident.
+    m["retention_pct"] = ratio(100.0 * pr["anonhuge_kb"], pos(pr.get("rss_kb")))
+    m["bad_words"] = pr["bad_words"]
+    m["oom_kill"] = pos(pr.get("oom_kill"))
+    return m
+
+
+CYCLE_REQUIRED = ["out_mbps", "in_mbps", "out_limit", "in_limit",
+                  "out_beyond_s_per_gib", "in_beyond_s_per_gib", "thp_swpout",
+                  "thp_swpout_fallback", "retention_pct", "tlb_per_gib",
+                  "cal_per_gib", "sys_s"]
+PRESSURE_REQUIRED = ["wall_s", "out_mbps", "in_mbps", "read_app_mbps",
+                     "thp_swpout", "thp_swpout_fallback", "retention_pct",
+                     "tlb_per_gib", "cal_per_gib", "sys_s"]
+
+
+def summarize(vals):
+    vals = [v for v in vals if isinstance(v, (int, float))]
+    if not vals:
+        return None
+    return {"median": statistics.median(vals), "min": min(vals),
+            "max": max(vals), "n": len(vals)}
+
+
+# ---- formatting ----------------------------------------------------------------
+
+def fmt(v, digits=None):
+    if v is None:
+        return "–"
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if digits is None:
+        digits = 0 if a >= 100 else 1 if a >= 10 else 2 if a >= 0.1 else 3
+    return f"{v:.{digits}f}"
+
+
+def cell(s, digits=None):
+    """median (min–max), or the value alone when the spread is nil."""
+    if s is None:
+        return "–"
+    med, lo, hi = (fmt(s[k], digits) for k in ("median", "min", "max"))
+    return med if s["n"] == 1 or lo == hi else f"{med} ({lo}–{hi})"
+
+
+def md_table(head, rows):
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join("---" if i < 2 else "--:" for i in range(len(head))) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+# ---- main -----------------------------------------------------------------------
+
+DEV_COLOR = {"thpswap": "#1b9e77", "thpswap-4k": "#66a61e", "pmem": "#7570b3",
+             "brd": "#d95f02", "zram": "#e7298a"}
+
+
+def draw_plots(report, out, stamp, script):
+    """Draw NAME.png and NAME-pressure.png from a report; [(ok, check)]."""
+    summary, config = report["summary"], report["config"]
+    # (JSON keys are sorted: put kernels and workloads back in bench order.)
+    kernels = sorted(report["kernels"], key=lambda k: (
+        KERNEL_ORDER.index(k) if k in KERNEL_ORDER else len(KERNEL_ORDER), k))
+    # (Reports made before these keys existed: take them from the summary.)
+    wls = [wl for k in summary.values() for d in k.values() for wl in d]
+    wls = sorted(set(wls), key=wls.index)
+    cycles = report.get("cycles") or sorted(
+        int(wl[6:]) for wl in wls if wl.startswith("cycle-"))
+    pr_wls = report.get("pressure_workloads") or sorted(
+        (wl for wl in wls if not wl.startswith("cycle-")),
+        key=lambda wl: (["seq", "rand", "mt"].index(wl.split("-")[0])
+                        if wl.split("-")[0] in ("seq", "rand", "mt") else 3,
+                        int("".join(c for c in wl if c.isdigit()) or 0)))
+    big = f"cycle-{max(cycles)}"
+    os.makedirs(out, exist_ok=True)
+
+    def devs(k):
+        d = config.get(f"devices_{k}", "").split() or list(summary.get(k, {}))
+        return [x for x in DEV_ORDER if x in d] + [x for x in d if x not in DEV_ORDER]
+
+    def triple(x):
+        return [x["median"], x["min"], x["max"]] if x else [float("nan")] * 3
+
+    res, plots = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        # Cycle: a pair of bars (out, in) per kernel/device.
+        dat = os.path.join(tmp, "cycle.dat")
+        with open(dat, "w") as f:
+            f.write('"device" "swap-out" - - "swap-in" - -\n')
+            for k in kernels:
+                for dev in devs(k):
+                    s = summary.get(k, {}).get(dev, {}).get(big) or {}
+                    vals = triple(s.get("out_mbps")) + triple(s.get("in_mbps"))
+                    f.write(f'"{k}\\n{dev}" ' + " ".join(f"{v:.2f}" for v in vals) + "\n")
+        limits = ", ".join(f"{k} {fmt(report['kernels'][k]['copy_bw_mbps']['median'], 0)}"
+                           for k in kernels if report["kernels"][k]["copy_bw_mbps"])
+        plots.append((stamp + ".png", dat, 2, "#7570b3 #1b9e77", "0.9 0.9", 0,
+                      f"MADV_PAGEOUT cycle, {max(cycles)} MiB: swap MB/s, "
+                      f"median and min-max (in-kernel copy limit: {limits} MB/s)", "MB/s"))
+        # Pressure: wall time per workload, a bar per kernel/device; the
+        # colour is the device's, pale for the stock kernel.
+        dat2 = os.path.join(tmp, "pressure.dat")
+        # Bars with no data at all would stop gnuplot: leave them out.
+        cols = [(k, dev) for k in kernels for dev in devs(k)
+                if any(summary.get(k, {}).get(dev, {}).get(wl) for wl in pr_wls)]
+        with open(dat2, "w") as f:
+            f.write('"workload" ' + " ".join(f'"{k} {dev}" - -' for k, dev in cols) + "\n")
+            for wl in pr_wls:
+                vals = []
+                for k, dev in cols:
+                    vals += triple(summary.get(k, {}).get(dev, {}).get(wl, {}).get("wall_s"))
+                f.write(f'"{wl}" ' + " ".join(f"{v:.3f}" for v in vals) + "\n")
+        plots.append((stamp + "-pressure.png", dat2, len(cols),
+                      " ".join(DEV_COLOR.get(d, "#666666") for _, d in cols),
+                      " ".join("0.35" if k == "stock" else "0.95" for k, _ in cols), 1,
+                      f"Under memory.max = {config.get('pr_max_mib', '?')} MiB: wall time "
+                      "(s, log scale, lower is better), median and min-max; "
+                      "pale: stock kernel", "seconds"))
+        for name, dat, n, colors, dens, logy, title, ylabel in plots:
+            png = os.path.join(out, name)
+            if os.path.exists(png):
+                os.unlink(png)
+            r = subprocess.run(["gnuplot", "-e",
+                                f"data='{dat}'; out='{png}'; n={n}; cols='{colors}'; "
+                                f"dens='{dens}'; logy={logy}; ttl='{title}'; ylab='{ylabel}'",
+                                script], capture_output=True, text=True)
+            ok = r.returncode == 0 and os.path.exists(png) and os.path.getsize(png) > 0
+            res.append((ok, f"plot {name} drawn"
+                        + ("" if ok else f": gnuplot: {r.stderr.strip()[:200]}")))
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--stamp", required=True)
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--cycles", default="", help="cycle sizes, MiB")
+    ap.add_argument("--config", action="append", default=[])
+    ap.add_argument("--plot", default=os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "plot.gp"))
+    ap.add_argument("--replot", metavar="JSON",
+                    help="only redraw the plots of an earlier report")
+    ap.add_argument("logs", nargs="*", help="KERNEL=LOG")
+    a = ap.parse_args()
+    if a.replot:
+        with open(a.replot) as f:
+            res = draw_plots(json.load(f), a.out, a.stamp, a.plot)
+        for ok, d in res:
+            print(f"check {'ok' if ok else 'fail'} {d}")
+        return 0 if all(ok for ok, _ in res) else 1
+    if not a.logs:
+        ap.error("no KERNEL=LOG given")
+
+    checks = []
+
+    def check(ok, desc):
+        checks.append((bool(ok), desc))
+
+    config = dict(c.split("=", 1) for c in a.config)
+    cycles = [int(x) for x in a.cycles.split()]
+    kernels, data = [], {}
+    for kl in a.logs:
+        k, path = kl.split("=", 1)
+        kernels.append(k)
+        runs, bw, info = parse_log(path, k) if os.path.exists(path) else ({}, [], {})
+        data[k] = {"runs": runs, "copy_bw": bw, "info": info}
+
+    # Workloads and devices each kernel's VM was to run.
+    def expected(k):
+        ncpu = int(data[k]["info"].get("ncpu", 2))
+        wls = [f"cycle-{c}" for c in cycles]
+        wls += [f"seq-{ncpu}p", f"seq-{2 * ncpu}p", f"rand-{ncpu}p",
+                f"mt-{2 * ncpu}t"]
+        devs = config.get(f"devices_{k}", "thpswap pmem brd zram").split()
+        return devs, wls
+
+    report = {"stamp": a.stamp, "config": config, "kernels": {},
+              "runs": [], "summary": {}, "targets": []}
+    summary = {}
+    bad_runs = []
+    for k in kernels:
+        d = data[k]
+        bw_s = summarize(d["copy_bw"])
+        bw = bw_s["median"] if bw_s else None
+        check(bw, f"{k}: copy_bw_mbps measured ({len(d['copy_bw'])} readings)")
+        report["kernels"][k] = {"info": d["info"], "copy_bw_mbps": bw_s,
+                                "copy_bw_readings": d["copy_bw"]}
+        devs, wls = expected(k)
+        for dev in devs:
+            missing = []
+            for wl in wls:
+                per_rep = []
+                for rep in range(1, a.reps + 1):
+                    rec = d["runs"].get((dev, wl, rep))
+                    st = rec and rec.get("status", {}).get("status")
+                    if not rec or st != 0:
+                        missing.append(f"{wl} rep {rep}" +
+                                       (f" (exit {st})" if rec and st is not None else
+                                        " (no result)"))
+                        if not rec:
+                            continue
+                    try:
+                        m = (cycle_metrics if wl.startswith("cycle-")
+                             else pressure_metrics)(rec, bw)
+                    except (KeyError, TypeError, ZeroDivisionError) as e:
+                        missing.append(f"{wl} rep {rep} (record incomplete: {e})")
+                        continue
+                    if m.get("bad_words"):
+                        bad_runs.append(f"{k} {dev} {wl} rep {rep}: {m['bad_words']} bad words")
+                    if m.get("oom_kill"):
+                        missing.append(f"{wl} rep {rep} (oom_kill {m['oom_kill']})")
+                    m.update(kernel=k, dev=dev, wl=wl, rep=rep)
+                    report["runs"].append(m)
+                    per_rep.append(m)
+                if per_rep:
+                    keys = [x for x in per_rep[0]
+                            if isinstance(per_rep[0][x], (int, float))
+                            and x != "rep"]
+                    s = {x: summarize([r.get(x) for r in per_rep]) for x in keys}
+                    s["io_source"] = per_rep[0].get("io_source")
+                    summary.setdefault(k, {}).setdefault(dev, {})[wl] = s
+            check(not missing,
+                  f"{k}: {dev}: {len(wls)} workloads x {a.reps} repetitions ran"
+                  + (": missing " + ", ".join(missing[:6]) +
+                     (" ..." if len(missing) > 6 else "") if missing else ""))
+    check(not bad_runs, "every word read back was correct (thpswap-mem and swapbench bad_words = 0)"
+          + ("; " + "; ".join(bad_runs[:4]) if bad_runs else ""))
+
+    # Required fields of the JSON summaries.
+    absent = []
+    for k in kernels:
+        devs, wls = expected(k)
+        for dev in devs:
+            for wl in wls:
+                s = summary.get(k, {}).get(dev, {}).get(wl)
+                if s is None:
+                    absent.append(f"{k}/{dev}/{wl}")
+                    continue
+                req = CYCLE_REQUIRED if wl.startswith("cycle-") else PRESSURE_REQUIRED
+                if k == "patched":
+                    req = req + ["thp_swpin"]
+                if dev.startswith("thpswap"):
+                    req = req + ["io_in_per_gib", "io_out_per_gib"]
+                absent += [f"{k}/{dev}/{wl}.{x}" for x in req if s.get(x) is None]
+    check(not absent, "every JSON summary has its fields"
+          + (": missing " + ", ".join(absent[:6]) if absent else ""))
+    report["summary"] = summary
+
+    # ---- targets (ratios of medians inside one run) ----
+    def med(k, dev, wl, key):
+        s = summary.get(k, {}).get(dev, {}).get(wl, {}).get(key)
+        return s["median"] if s else None
+
+    targets = []
+
+    def target(name, value, need, op, note=""):
+        met = None if value is None else (value >= need if op == ">=" else value <= need)
+        targets.append({"target": name, "value": value, "need": need,
+                        "op": op, "met": met, "note": note})
+
+    big = f"cycle-{max(cycles)}"
+    for k in kernels:
+        o = med(k, "thpswap", big, "out_mbps")
+        target(f"{k}: swap-out thpswap / pmem", ratio(o, med(k, "pmem", big, "out_mbps")), 1.0, ">=")
+        target(f"{k}: swap-out thpswap / brd", ratio(o, med(k, "brd", big, "out_mbps")), 3.0, ">=")
+        target(f"{k}: swap-out thpswap / zram", ratio(o, med(k, "zram", big, "out_mbps")), 3.0, ">=")
+        target(f"{k}: swap-out thpswap / in-kernel copy limit", med(k, "thpswap", big, "out_limit"), 0.5, ">=")
+    if "patched" in kernels:
+        pin = med("patched", "thpswap", big, "in_mbps")
+        pbe = med("patched", "thpswap", big, "in_beyond_s_per_gib")
+        if "stock" in kernels:
+            target("swap-in patched thpswap / stock thpswap (4 KiB path)",
+                   ratio(pin, med("stock", "thpswap", big, "in_mbps")), 2.5, ">=",
+                   "two VMs, different kernel configs")
+            target("swap-in time beyond the copy, patched / stock 4 KiB path",
+                   ratio(pbe, med("stock", "thpswap", big, "in_beyond_s_per_gib")), 0.2, "<=",
+                   "two VMs, different kernel configs")
+        if summary.get("patched", {}).get("thpswap-4k"):
+            target("swap-in patched thpswap / patched swapin_enabled=never (4 KiB path)",
+                   ratio(pin, med("patched", "thpswap-4k", big, "in_mbps")), 2.5, ">=",
+                   "same VM, same kernel")
+            target("swap-in time beyond the copy, patched / swapin_enabled=never",
+                   ratio(pbe, med("patched", "thpswap-4k", big, "in_beyond_s_per_gib")), 0.2, "<=",
+                   "same VM, same kernel")
+        target("THP retention after the cycle, patched thpswap (%)",
+               med("patched", "thpswap", big, "retention_pct"), 95.0, ">=")
+        target("swap-in I/Os per 2 MiB, patched thpswap",
+               med("patched", "thpswap", big, "io_in_per_2m"), 1.0, "<=")
+    if "stock" in kernels:
+        target("THP retention after the cycle, stock thpswap (%)",
+               med("stock", "thpswap", big, "retention_pct"), 0.0, "<=",
+               "the stock kernel splits every THP on swap-in")
+    report["targets"] = targets
+
+    # ---- markdown ----
+    md = [f"# thpswap bench {a.stamp}", ""]
+    kinfo = []
+    for k in kernels:
+        i = data[k]["info"]
+        bw_s = report["kernels"][k]["copy_bw_mbps"]
+        kinfo.append(f"- **{k}**: {i.get('kver', '?')}, {i.get('ncpu', '?')} vCPUs, "
+                     f"{int(i.get('mem_kb', 0)) // 1024} MiB usable; in-kernel copy limit "
+                     f"(copy_bw_mbps, {len(data[k]['copy_bw'])} readings) "
+                     f"{cell(bw_s, 0)} MB/s")
+    md += [f"One VM per kernel (QEMU TCG, `--mem {config.get('mem', '?')}"
+           f" --append memmap={config.get('swap_mib', '?')}M!4G`), every device and"
+           f" workload {a.reps}× with the device order reversed on every other"
+           f" repetition; one swap device of {config.get('swap_mib', '?')} MiB at a time."
+           " Cells: median (min–max) over the repetitions. TCG figures are only"
+           " comparable inside one run: compare ratios.", ""] + kinfo + [""]
+    md += ["## Targets", "",
+           f"Ratios of medians, MADV_PAGEOUT cycle of {max(cycles)} MiB. "
+           "Reported, not tuned for: not met is a finding, not a failure.", ""]
+    rows = []
+    for t in targets:
+        v = "–" if t["value"] is None else fmt(t["value"])
+        st = "n/a" if t["met"] is None else "met" if t["met"] else "**not met**"
+        rows.append([t["target"], v, f"{t['op']} {fmt(t['need'])}", st, t["note"]])
+    md += md_table(["target", "measured", "need", "", "note"], rows) + [""]
+
+    def row_keys(k):
+        devs, _ = expected(k)
+        return [d for d in DEV_ORDER if d in devs] + [d for d in devs if d not in DEV_ORDER]
+
+    for c in cycles:
+        wl = f"cycle-{c}"
+        md += [f"## MADV_PAGEOUT cycle, {c} MiB", "",
+               f"`thpswap-mem --size {c} --cycles 1`: MADV_PAGEOUT of {c} MiB of "
+               "MADV_HUGEPAGE memory (out), then one read per 4 KiB page (in).", ""]
+        rows = []
+        for k in kernels:
+            for dev in row_keys(k):
+                s = summary.get(k, {}).get(dev, {}).get(wl)
+                if not s:
+                    rows.append([k, dev] + ["missing"] + [""] * 14)
+                    continue
+                g = s.get
+                rows.append([k, dev, cell(g("out_mbps")), cell(g("in_mbps")),
+                             cell(g("out_limit"), 2), cell(g("in_limit"), 2),
+                             cell(g("out_beyond_s_per_gib")), cell(g("in_beyond_s_per_gib")),
+                             cell(g("io_out_per_gib")), cell(g("io_in_per_2m")),
+                             cell(g("thp_swpout"), 0), cell(g("thp_swpout_fallback"), 0),
+                             cell(g("thp_swpin"), 0), cell(g("retention_pct"), 1),
+                             cell(g("tlb_per_gib"), 0), cell(g("cal_per_gib"), 0),
+                             cell(g("sys_s_per_gib"))])
+        md += md_table(["kernel", "device", "out MB/s", "in MB/s", "out/limit",
+                        "in/limit", "out beyond copy s/GiB", "in beyond copy s/GiB",
+                        "I/Os out /GiB", "I/Os in /2 MiB", "thp_swpout",
+                        "thp_swpout_fallback", "thp_swpin", "THP kept %",
+                        "TLB /GiB", "CAL /GiB", "sys s/GiB"], rows) + [""]
+
+    pr_wls = [w for w in expected(kernels[0])[1] if not w.startswith("cycle-")] if kernels else []
+    desc = {"seq": "processes write their memory in order, then read it back in order (swap-w-seq)",
+            "rand": "processes write in order, then read back "
+                    f"{config.get('rand_pct', '?')} % of the 4 KiB pages in random order (swap-w-rand)",
+            "mt": "one process, one thread per slice, write then read in order (TLB shootdowns)"}
+    md += ["## Under memory pressure", "",
+           f"A cgroup v2 with memory.max = {config.get('pr_max_mib', '?')} MiB holding "
+           f"{config.get('pr_total_mib', '?')} MiB of MADV_HUGEPAGE memory in total. "
+           "MB/s: pswpout / pswpin over the whole run's wall time; read MB/s: what the "
+           "readers got; in amplification: bytes swapped in during the read phase per byte read.", ""]
+    for wl in pr_wls:
+        kind = wl.split("-")[0]
+        md += [f"### {wl}: {desc.get(kind, '')}", ""]
+        rows = []
+        for k in kernels:
+            for dev in row_keys(k):
+                s = summary.get(k, {}).get(dev, {}).get(wl)
+                if not s:
+                    rows.append([k, dev] + ["missing"] + [""] * 12)
+                    continue
+                g = s.get
+                rows.append([k, dev, cell(g("wall_s")), cell(g("out_mbps")),
+                             cell(g("in_mbps")), cell(g("read_app_mbps")),
+                             cell(g("in_amplification")), cell(g("io_out_per_gib")),
+                             cell(g("io_in_per_gib")), cell(g("thp_swpout"), 0),
+                             cell(g("thp_swpout_fallback"), 0), cell(g("thp_swpin"), 0),
+                             cell(g("retention_pct"), 1), cell(g("tlb_per_gib"), 0),
+                             cell(g("cal_per_gib"), 0), cell(g("sys_s"))])
+        md += md_table(["kernel", "device", "wall s", "out MB/s", "in MB/s",
+                        "read MB/s", "in amplification", "I/Os out /GiB",
+                        "I/Os in /GiB", "thp_swpout", "thp_swpout_fallback",
+                        "thp_swpin", "THP kept %", "TLB /GiB", "CAL /GiB",
+                        "sys s"], rows) + [""]
+
+    md += ["## How the figures are made", "",
+           "- **limit**: the module's own measurement in the same VM, "
+           "`/sys/block/thpswap0/thpswap/copy_bw_mbps` (memcpy_flushcache of 2 MiB into its "
+           "backing), median of all readings of that VM (3 at boot, 3 per thpswap setup); "
+           "readings taken while the host is busy come out low.",
+           "- **out / in MB/s** (cycle): pswpout / pswpin × 4 KiB over the MADV_PAGEOUT / "
+           "touch phase as thpswap-mem timed it. **beyond copy**: that phase's wall time "
+           "minus bytes / limit, per GiB moved; the swap-in copy of thpswap is a memcpy "
+           "out of the backing, measured against the same limit.",
+           "- **I/Os**: thpswap's own counters (`/sys/block/thpswapN/thpswap/stats`, "
+           "thp_* + page_*); for the others /proc/diskstats, which in 6.1 counts nothing "
+           "for rw_page calls and for brd's bios (–: not counted).",
+           "- **thp_swpin**: /proc/vmstat, patched kernel only. **THP kept**: "
+           "AnonHugePages of the working set after it was read back, as a share of the "
+           "working set (cycle) or of its resident part, Rss (under pressure).",
+           "- **TLB / CAL /GiB**: /proc/interrupts TLB shootdowns and function-call IPIs "
+           "per GiB of swap traffic (in + out). **sys**: /proc/stat system + irq + softirq, "
+           "all CPUs (for the cycle it includes the fill's page faults).",
+           "- thpswap, swapin_enabled=never: the patched kernel with "
+           "`/sys/kernel/mm/transparent_hugepage/swapin_enabled` = never, i.e. its 4 KiB "
+           "swap-in path, the same-kernel baseline; the stock kernel is Debian's full "
+           "config, the patched one a minimal config, so cross-kernel ratios also "
+           "compare configs.", ""]
+
+    os.makedirs(a.out, exist_ok=True)
+    md_path = os.path.join(a.out, a.stamp + ".md")
+
+    report["cycles"] = cycles
+    report["pressure_workloads"] = pr_wls
+    for ok, d in draw_plots(report, a.out, a.stamp, a.plot):
+        check(ok, d)
+
+    md += ["## Plots", "", f"![cycle]({a.stamp}.png)", "",
+           f"![pressure]({a.stamp}-pressure.png)", ""]
+    with open(md_path, "w") as f:
+        f.write("\n".join(md))
+    report["checks"] = [{"ok": ok, "check": d} for ok, d in checks]
+    with open(os.path.join(a.out, a.stamp + ".json"), "w") as f:
+        json.dump(report, f, indent=1, sort_keys=True)
+        f.write("\n")
+    check(os.path.getsize(md_path) > 0, f"report {a.stamp}.md and .json written")
+
+    for ok, d in checks:
+        print(f"check {'ok' if ok else 'fail'} {d}")
+    # The summary: the targets and the cycle table.
+    print(f"summary results: {os.path.abspath(md_path)}")
+    for t in targets:
+        v = "–" if t["value"] is None else fmt(t["value"])
+        st = "n/a" if t["met"] is None else "met" if t["met"] else "NOT MET"
+        print(f"summary {st:8} {t['target']}: {v} (need {t['op']} {fmt(t['need'])})")
+    for k in kernels:
+        for dev in row_keys(k):
+            s = summary.get(k, {}).get(dev, {}).get(big)
+            if s:
+                print(f"summary {big} {k:8} {dev:11} out {cell(s.get('out_mbps')):>22} MB/s"
+                      f"  in {cell(s.get('in_mbps')):>22} MB/s"
+                      f"  THP kept {cell(s.get('retention_pct'), 1)} %")
+    return 0 if all(ok for ok, _ in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
