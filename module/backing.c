@@ -227,19 +227,32 @@ void thpswap_backing_write(const struct thpswap_backing *b, u64 off,
  * Does not sleep.  A memmap range may be real memory with poisoned lines:
  * read it with the machine-check-safe copy and fail the read instead of
  * taking the machine down.  RAM chunks are ordinary kernel memory.
+ *
+ * The copy goes in 4 KiB pieces.  On hardware that costs the same as one
+ * call (a few cycles of setup per 4 KiB); under QEMU TCG, where the tests
+ * and the bench run, one 2 MiB memcpy() took 7x as long as 512 of 4 KiB
+ * (256 MiB of whole-THP swap-in: 3.5-4.6 s against 0.5-0.7 s).
  * Returns 0 or -EIO.
  */
 int thpswap_backing_read(const struct thpswap_backing *b, u64 off,
 			 void *dst, size_t len)
 {
 	const void *addr = thpswap_backing_addr(b, off);
+	bool mc = b->kind == THPSWAP_BACKING_MEMMAP;
+	size_t n;
 
-	if (b->kind == THPSWAP_BACKING_MEMMAP) {
-		if (copy_mc_to_kernel(dst, addr, len))
-			return -EIO;
-		return 0;
+	while (len) {
+		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(addr));
+		if (mc) {
+			if (copy_mc_to_kernel(dst, addr, n))
+				return -EIO;
+		} else {
+			memcpy(dst, addr, n);
+		}
+		dst += n;
+		addr += n;
+		len -= n;
 	}
-	memcpy(dst, addr, len);
 	return 0;
 }
 
