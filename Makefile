@@ -76,6 +76,7 @@ demo:
 # if the bench pipeline broke.
 bench:
 	bench/run
+	bench/latency
 
 bench-quick:
 	bench/run --quick

@@ -42,10 +42,10 @@ swap_all_free() {
 no_kernel_warnings() {
 	! dmesg | grep -E 'WARNING:|BUG:|Oops|KASAN:|circular locking dependency|inconsistent lock state|possible recursive locking|Bad page'
 }
-run_tests() {
-	rcfile=/tmp/swapin_test.rc
+run_tests() {	# run_tests PROGRAM: its kselftest TAP, renumbered into ours
+	rcfile=/tmp/$1.rc
 	echo 1 > "$rcfile"
-	{ swapin_test 2>&1; echo $? > "$rcfile"; } |
+	{ "$1" 2>&1; echo $? > "$rcfile"; } |
 		while IFS= read -r line; do
 			case "$line" in
 			"ok "*)
@@ -71,7 +71,8 @@ step "modprobe thpswap size=$SIZE" $MODPROBE thpswap size="$SIZE" ||
 step "mkswap $BLK" mkswap "$BLK" || bail "mkswap failed"
 step "swapon $BLK" swapon "$BLK" || bail "swapon failed"
 
-run_tests || not_ok "swapin_test failed"
+run_tests swapin_test || not_ok "swapin_test failed"
+run_tests swapin_race_test || not_ok "swapin_race_test failed"
 echo "# vmstat: $(grep -E '^(thp_swpin|pswpin|thp_swpout)' /proc/vmstat | tr '\n' ' ')"
 step "no swap slot leaked" swap_all_free || true
 step "swapoff $BLK" swapoff "$BLK" || true
