@@ -27,6 +27,15 @@ int cmd_stats(int argc, char **argv)
 	ret = get_devs(argc > 1 ? argv[1] : NULL, &devs, &n);
 	if (ret)
 		return ret;
+	if ((opt.seen & O_PROMETHEUS) && opt.json) {
+		free(devs);
+		return usage_err("--json and --prometheus: choose one");
+	}
+	if (opt.seen & O_PROMETHEUS) {
+		prom_print(stdout, devs, n);
+		free(devs);
+		return EXIT_OK;
+	}
 	if (opt.json) {
 		json_begin(&j, stdout);
 		json_obj_open(&j, NULL);
