@@ -16,9 +16,9 @@ abi=$(kabi)
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 tmp=$(mktemp -d)
-n=0 installed=0
+n=0 failed=0 installed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 diag() { sed 's/^/# /'; }
 check() {	# check DESCRIPTION COMMAND...: ok if COMMAND succeeds, else its output
@@ -157,3 +157,4 @@ else
 	notok "dpkg --purge (rc $rc) left:$left"; printf '%s\n' "$out" | tail -n 20 | diag
 fi
 echo "1..$n"
+[ "$failed" = 0 ]
