@@ -201,6 +201,16 @@ done
 for k in thp_swpout thp_swpout_fallback; do
 	[ "$(sed -n "s/^global\.$k //p" /tmp/json.flat)" = "$(sed -n "s/^thpswap_vm_${k}_total //p" /tmp/prom.series)" ] || bad="$bad global:$k"
 done
+# thp_swpin*: only where the kernel reports them (the patched kernel,
+# whose cluster states are authoritative), and then equal.
+for k in thp_swpin thp_swpin_fallback; do
+	pv=$(sed -n "s/^thpswap_vm_${k}_total //p" /tmp/prom.series)
+	if [ "$(sed -n 's/^devices\.0\.authoritative //p' /tmp/json.flat)" = true ]; then
+		[ "$(sed -n "s/^global\.$k //p" /tmp/json.flat)" = "$pv" ] || bad="$bad global:$k=${pv:-missing}"
+	else
+		[ -z "$pv" ] || bad="$bad global:$k-on-a-stock-kernel"
+	fi
+done
 [ "$(sed -n 's/^thpswap_devices //p' /tmp/prom.series)" = 2 ] || bad="$bad devices"
 nc=$(grep -c '^devices\.0\.counters\.' /tmp/json.flat)
 if [ -z "$bad" ] && [ "$nc" -ge 10 ] && [ "$(sed -n 's/^devices\.0\.counters\.bytes_written //p' /tmp/json.flat)" -gt 0 ]; then
