@@ -16,7 +16,10 @@
 #include "commands.h"
 #include "thpswapctl.h"
 
-#define THPSWAPCTL_VERSION "1.0"
+/* The Makefile passes dkms.conf's PACKAGE_VERSION: module, CLI and packages share it. */
+#ifndef THPSWAPCTL_VERSION
+#define THPSWAPCTL_VERSION "unknown"
+#endif
 
 const char *prog = "thpswapctl";
 struct tsw_opts opt;
@@ -301,14 +304,16 @@ int main(int argc, char **argv)
 	}
 
 	tp = transport_select(opt.ioctl);
-	/* They read their file and load the module before opening it. */
-	if (cmd->fn == cmd_setup || cmd->fn == cmd_teardown)
-		return cmd->fn(argc, argv);
-	ret = tp_open();
-	if (ret)
-		return ret;
-	ret = cmd->fn(argc, argv);
-	tp->close();
+	/* setup and teardown read their file and load the module before opening it. */
+	if (cmd->fn == cmd_setup || cmd->fn == cmd_teardown) {
+		ret = cmd->fn(argc, argv);
+	} else {
+		ret = tp_open();
+		if (ret)
+			return ret;
+		ret = cmd->fn(argc, argv);
+		tp->close();
+	}
 	if (fflush(stdout) && !ret) {
 		fprintf(stderr, "%s: writing output: %s\n", prog, strerror(errno));
 		ret = EXIT_FAIL;

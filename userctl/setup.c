@@ -406,6 +406,26 @@ static const struct tsw_dev *find_dev(const struct tsw_dev *devs, size_t n, uint
 	return NULL;
 }
 
+/*
+ * Remove a device that is no longer swap.  Right after swapoff, udev may
+ * hold it open for a moment: swapoff closes a device that was open for
+ * writing, which udev's inotify "watch" on block devices turns into a
+ * change event and a probe.  So EBUSY is retried for up to two seconds
+ * before it is reported.
+ */
+static int remove_dev(uint32_t index)
+{
+	int err, i;
+
+	for (i = 0; i < 20; i++) {
+		err = tp->remove(index);
+		if (err != -EBUSY)
+			break;
+		usleep(100 * 1000);
+	}
+	return err;
+}
+
 /* Undo what this run did, newest first; errors are reported, not returned. */
 static void roll_back(struct conf *c)
 {
@@ -420,7 +440,7 @@ static void roll_back(struct conf *c)
 		if (d->swapped_on && swapoff(path))
 			op_err(-errno, "undoing: swapoff %s", path);
 		if (d->created) {
-			err = tp->remove(d->index);
+			err = remove_dev(d->index);
 			if (err)
 				op_err(err, "undoing: removing %s", d->name);
 			else
@@ -580,7 +600,7 @@ int cmd_teardown(int argc, char **argv)
 			ret = op_err(-errno, "swapoff %s", path);
 			continue;
 		}
-		err = tp->remove(d->index);
+		err = remove_dev(d->index);
 		if (err) {
 			ret = op_err(err, "removing %s", d->name);
 			continue;

@@ -107,12 +107,13 @@ for f in /usr/sbin/thpswapctl /usr/share/man/man8/thpswapctl.8.gz \
 	 /usr/src/thpswap-$ver/module/main.c /usr/src/thpswap-$ver/uapi/linux/thpswap.h; do
 	[ -f "$f" ] || missing+=" $f"
 done
-[ -x /usr/sbin/thpswapctl ] || missing+=" (thpswapctl not executable)"
+[ -x /usr/sbin/thpswapctl ] && [ "$(/usr/sbin/thpswapctl --version 2>&1)" = "thpswapctl $ver" ] ||
+	missing+=" (thpswapctl --version is not $ver)"
 dpkg-query -W -f='${Conffiles}\n' thpswapctl | grep -q '^ /etc/thpswap.conf ' ||
 	missing+=" (/etc/thpswap.conf not a conffile)"
 grep -q "^PACKAGE_VERSION=\"$ver\"" "/usr/src/thpswap-$ver/dkms.conf" || missing+=" (dkms.conf version)"
 if [ -z "$missing" ]; then
-	ok "files in place: thpswapctl, man page, completion, unit, conffile /etc/thpswap.conf, /usr/src/thpswap-$ver"
+	ok "files in place: thpswapctl (--version $ver), man page, completion, unit, conffile /etc/thpswap.conf, /usr/src/thpswap-$ver"
 else
 	notok "files missing:$missing"
 fi
