@@ -26,7 +26,7 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 .PHONY: all module userctl guest-tools kmod-test sparse style check demo \
-	bench bench-quick kernel-deb install dkms-install dkms-uninstall clean
+	bench bench-quick kernel-deb deb install dkms-install dkms-uninstall clean
 
 all: module userctl
 
@@ -66,6 +66,11 @@ check:
 DEB_DIR ?= .
 kernel-deb:
 	packaging/kernel-deb $(DEB_DIR)
+
+# thpswap-dkms and thpswapctl .debs of this tree (debhelper, dh-dkms),
+# versioned by dkms.conf.
+deb:
+	packaging/deb $(DEB_DIR)
 
 demo:
 	tests/demo

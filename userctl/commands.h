@@ -16,5 +16,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_add(int argc, char **argv);
 int cmd_remove(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_teardown(int argc, char **argv);
 
 #endif

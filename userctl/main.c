@@ -16,7 +16,10 @@
 #include "commands.h"
 #include "thpswapctl.h"
 
-#define THPSWAPCTL_VERSION "1.0"
+/* The Makefile passes dkms.conf's PACKAGE_VERSION: module, CLI and packages share it. */
+#ifndef THPSWAPCTL_VERSION
+#define THPSWAPCTL_VERSION "unknown"
+#endif
 
 const char *prog = "thpswapctl";
 struct tsw_opts opt;
@@ -36,7 +39,7 @@ static const struct command {
 } commands[] = {
 	{ "list", cmd_list, READ_OPTS, 0, 0, "",
 	  "one line per device (the default command)" },
-	{ "stats", cmd_stats, READ_OPTS, 0, 1, "[DEV]",
+	{ "stats", cmd_stats, READ_OPTS | O_PROMETHEUS, 0, 1, "[DEV] [--prometheus]",
 	  "every counter of one or all devices" },
 	{ "clusters", cmd_clusters, READ_OPTS | O_RANGE, 1, 1, "DEV [--range A:B]",
 	  "runs of clusters in the same state" },
@@ -50,6 +53,10 @@ static const struct command {
 	  "--size SIZE [--memmap ADDR] [--index N]", "create a device and print its name" },
 	{ "remove", cmd_remove, O_COLOR, 1, 1, "DEV", "remove a device" },
 	{ "reset", cmd_reset, O_COLOR, 1, 1, "DEV", "zero the counters of a device" },
+	{ "setup", cmd_setup, O_COLOR | O_CONFIG, 0, 0, "[--config FILE]",
+	  "create and swap on the devices of /etc/thpswap.conf" },
+	{ "teardown", cmd_teardown, O_COLOR | O_CONFIG, 0, 0, "[--config FILE]",
+	  "swap off and remove the devices of /etc/thpswap.conf" },
 	{ "help", cmd_help, O_COLOR, 0, 1, "[COMMAND]", "show this help, or a command's" },
 };
 
@@ -85,6 +92,8 @@ static void show_help(FILE *f)
 		"  --width N          cells per row (map)\n"
 		"  --interval S       seconds between refreshes, default 1 (watch)\n"
 		"  --count N          stop after N refreshes (watch)\n"
+		"  --prometheus       Prometheus text format (stats)\n"
+		"  --config FILE      instead of /etc/thpswap.conf (setup, teardown)\n"
 		"  -h, --help         this help\n"
 		"  -V, --version      print the version\n"
 		"\nDEV is thpswapN, /dev/thpswapN or N.\n"
@@ -113,7 +122,7 @@ static int cmd_help(int argc, char **argv)
 
 enum {
 	LO_IOCTL = 256, LO_NETLINK, LO_COLOR, LO_SIZE, LO_MEMMAP, LO_INDEX,
-	LO_RANGE, LO_INTERVAL, LO_COUNT, LO_WIDTH,
+	LO_RANGE, LO_INTERVAL, LO_COUNT, LO_WIDTH, LO_PROMETHEUS, LO_CONFIG,
 };
 
 static const struct option long_opts[] = {
@@ -131,6 +140,8 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, LO_INTERVAL },
 	{ "count", required_argument, NULL, LO_COUNT },
 	{ "width", required_argument, NULL, LO_WIDTH },
+	{ "prometheus", no_argument, NULL, LO_PROMETHEUS },
+	{ "config", required_argument, NULL, LO_CONFIG },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -141,6 +152,7 @@ static const struct {
 	{ O_JSON, "--json" }, { O_SIZE, "--size" }, { O_MEMMAP, "--memmap" },
 	{ O_INDEX, "--index" }, { O_RANGE, "--range" }, { O_INTERVAL, "--interval" },
 	{ O_COUNT, "--count" }, { O_COLOR, "--color" }, { O_WIDTH, "--width" },
+	{ O_PROMETHEUS, "--prometheus" }, { O_CONFIG, "--config" },
 };
 
 /* Parse every option wherever it is; returns 0 or an exit code. */
@@ -222,6 +234,13 @@ static int parse_options(int argc, char **argv, bool *help)
 				return usage_err("bad width '%s': want 8 to 1024", optarg);
 			opt.width = (unsigned int)v;
 			break;
+		case LO_PROMETHEUS:
+			opt.seen |= O_PROMETHEUS;
+			break;
+		case LO_CONFIG:
+			opt.seen |= O_CONFIG;
+			conf_path = optarg;
+			break;
 		case ':':
 			return usage_err("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -285,11 +304,16 @@ int main(int argc, char **argv)
 	}
 
 	tp = transport_select(opt.ioctl);
-	ret = tp_open();
-	if (ret)
-		return ret;
-	ret = cmd->fn(argc, argv);
-	tp->close();
+	/* setup and teardown read their file and load the module before opening it. */
+	if (cmd->fn == cmd_setup || cmd->fn == cmd_teardown) {
+		ret = cmd->fn(argc, argv);
+	} else {
+		ret = tp_open();
+		if (ret)
+			return ret;
+		ret = cmd->fn(argc, argv);
+		tp->close();
+	}
 	if (fflush(stdout) && !ret) {
 		fprintf(stderr, "%s: writing output: %s\n", prog, strerror(errno));
 		ret = EXIT_FAIL;

@@ -24,9 +24,16 @@ int cmd_stats(int argc, char **argv)
 	size_t n, i;
 	int ret;
 
+	if ((opt.seen & O_PROMETHEUS) && opt.json)
+		return usage_err("--json and --prometheus: choose one");
 	ret = get_devs(argc > 1 ? argv[1] : NULL, &devs, &n);
 	if (ret)
 		return ret;
+	if (opt.seen & O_PROMETHEUS) {
+		prom_print(stdout, devs, n);
+		free(devs);
+		return EXIT_OK;
+	}
 	if (opt.json) {
 		json_begin(&j, stdout);
 		json_obj_open(&j, NULL);

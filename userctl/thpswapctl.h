@@ -187,6 +187,8 @@ enum opt_bit {
 	O_COUNT		= 1 << 6,
 	O_COLOR		= 1 << 7,
 	O_WIDTH		= 1 << 8,
+	O_PROMETHEUS	= 1 << 9,
+	O_CONFIG	= 1 << 10,
 };
 
 struct tsw_opts {
@@ -234,6 +236,13 @@ bool dev_kernel_reports(const struct tsw_dev *d);
 /* swaps.c: /proc/swaps. */
 extern const char *proc_swaps_path;
 void swaps_fill(struct tsw_dev *devs, size_t n);
+
+/* setup.c: the configuration file (--config) and the module's sysfs directory. */
+extern const char *conf_path;
+extern const char *sys_module_path;
+
+/* prometheus.c: stats --prometheus, for node_exporter's textfile collector. */
+void prom_print(FILE *f, const struct tsw_dev *devs, size_t n);
 
 /* format.c: colour, tables, JSON, map. */
 bool use_color(FILE *f);

@@ -391,7 +391,7 @@ comp() {	# comp WORDS...: completions of the last word
 		_thpswapctl; echo "${COMPREPLY[*]}"' _ "$top/userctl/completion/thpswapctl.bash" "$@"
 }
 bash -n "$top/userctl/completion/thpswapctl.bash" &&
-	[ "$(comp thpswapctl '')" = "list stats clusters map watch dump add remove reset help" ] &&
+	[ "$(comp thpswapctl '')" = "list stats clusters map watch dump add remove reset setup teardown help" ] &&
 	[ "$(comp thpswapctl --json r)" = "remove reset" ] &&
 	[ "$(comp thpswapctl add --s)" = "--size" ] &&
 	[ "$(comp thpswapctl --color '')" = "auto always never" ]

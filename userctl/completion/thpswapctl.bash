@@ -19,11 +19,14 @@ _thpswapctl()
 		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
 	fi
 
-	local commands="list stats clusters map watch dump add remove reset help"
+	local commands="list stats clusters map watch dump add remove reset setup teardown help"
 	local common="--json --ioctl --netlink --color --help --version"
 
 	case $prev in
 	--size|--memmap|--index|--range|--interval|--count|--width)
+		return ;;
+	--config)
+		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--color|--colour)
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
@@ -34,7 +37,7 @@ _thpswapctl()
 	local i cmd= nargs=0
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--size|--memmap|--index|--range|--interval|--count|--width) ((i++)) ;;
+		--size|--memmap|--index|--range|--interval|--count|--width|--config) ((i++)) ;;
 		-*) ;;
 		*) if [[ -z $cmd ]]; then cmd=${words[i]}; else ((nargs++)); fi ;;
 		esac
@@ -44,6 +47,8 @@ _thpswapctl()
 		local opts=$common
 		case $cmd in
 		add) opts+=" --size --memmap --index" ;;
+		stats) opts+=" --prometheus" ;;
+		setup|teardown) opts+=" --config" ;;
 		clusters) opts+=" --range" ;;
 		map) opts+=" --width" ;;
 		watch) opts+=" --interval --count" ;;
