@@ -45,9 +45,14 @@ guest-tools:
 kmod-test:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/kmod modules
 
-# Zero sparse warnings from our sources (C=2 rechecks every file).
+# Zero sparse warnings from our sources (C=2 rechecks every file), and a
+# build that succeeded: make's own status, not tee's, decides.
 sparse:
-	@$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules 2>&1 | tee sparse.log; \
+	@$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules > sparse.log 2>&1; rc=$$?; \
+	cat sparse.log; \
+	if [ $$rc != 0 ]; then \
+		echo "sparse: the C=2 build failed (exit $$rc)"; rm -f sparse.log; exit 1; \
+	fi; \
 	if grep -E '(warning|error):' sparse.log | grep -v 'Skipping BTF'; then \
 		echo "sparse: warnings above"; rm -f sparse.log; exit 1; \
 	fi; rm -f sparse.log; echo "sparse: clean"

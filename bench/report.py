@@ -59,8 +59,9 @@ def num(v):
 
 
 def parse_log(path, kernel):
-    """Return {(dev, wl, rep): {record kind: {key: value}}} and copy_bw list."""
-    runs, copy_bw, info = {}, [], {}
+    """Return {(dev, wl, rep): {record kind: {key: value}}}, the copy
+    bandwidth readings {"write": [...], "read": [...]} and the VM's info."""
+    runs, copy_bw, info = {}, {"write": [], "read": []}, {}
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
@@ -80,7 +81,9 @@ def parse_log(path, kernel):
                 continue
             dev, wl, rep = head["dev"], head["wl"], int(head["rep"])
             if wl == "copybw":
-                copy_bw.append(kv["copy_bw_mbps"])
+                copy_bw["write"].append(kv["copy_bw_mbps"])
+                if "copy_read_bw_mbps" in kv:
+                    copy_bw["read"].append(kv["copy_read_bw_mbps"])
                 continue
             if wl == "info":
                 info.update(kv)
@@ -137,7 +140,64 @@ def common(m, c, bw):
     m["io_in_per_2m"] = ratio(r, in_b / THP) if r is not None else None
 
 
-def cycle_metrics(rec, bw):
+# A copy limit is sound when it had readings and they agree within this
+# factor (max / min): readings taken while the host was busy come out low.
+LIMIT_SPREAD = 2.0
+# Figures that are refused (None, with KEY_unsound saying why) when their
+# inputs are not sound.
+UNSOUND_KEYS = ["out_beyond_s_per_gib", "in_beyond_s_per_gib", "out_limit", "in_limit"]
+
+
+def copy_limit(readings):
+    """(median MB/s or None, why it is not sound or None)."""
+    vals = [v for v in readings if isinstance(v, (int, float))]
+    if not vals:
+        return None, "no reading of the module's copy bandwidth"
+    med = statistics.median(vals)
+    if min(vals) <= 0:
+        return med, f"a copy bandwidth reading of {min(vals)} MB/s"
+    if len(vals) > 1 and max(vals) / min(vals) > LIMIT_SPREAD:
+        return med, (f"copy bandwidth readings {fmt(min(vals), 0)}-{fmt(max(vals), 0)} MB/s "
+                     f"differ more than {LIMIT_SPREAD}x (busy host?)")
+    return med, None
+
+
+def beyond(m, key, wall_s, nbytes, limit, why):
+    """Time beyond the copy, per GiB moved: wall - bytes / copy limit.
+    Never a negative figure: that only says the limit was measured too
+    low; the value is then None and m[key + "_unsound"] says why."""
+    if why is None and not limit:
+        why = "no copy limit"
+    if why is None and not nbytes:
+        why = "nothing moved"
+    v = None
+    if why is None:
+        v = (wall_s - nbytes / (limit * 1e6)) / (nbytes / GIB)
+        if v < 0:
+            why = (f"negative ({v:.3f} s/GiB): the phase ran faster than the copy "
+                   f"limit of {fmt(limit, 0)} MB/s allows, so the limit is not sound")
+            v = None
+    m[key] = v
+    if why:
+        m[key + "_unsound"] = why
+
+
+def limit_share(m, key, mbps, limit, why):
+    """The share of the copy limit a phase reached.  Above 1 the phase beat
+    the copy it is made of: the limit was measured too low."""
+    v = ratio(mbps, limit)
+    if why is None and v is not None and v > 1:
+        why = f"{v:.2f} of the copy limit of {fmt(limit, 0)} MB/s: the limit is not sound"
+    m[key] = None if why else v
+    if why:
+        m[key + "_unsound"] = why
+
+
+def cycle_metrics(rec, lim):
+    """lim: {"write": MB/s, "read": MB/s, "write_why", "read_why": None or
+    why that limit is not sound}.  Swap-out is measured against the write
+    copy (one 2 MiB memcpy_flushcache per THP), swap-in against the read
+    copy (4 KiB memcpy pieces, module/backing.c)."""
     cyc, cnt, setup = rec["cycle"], rec["counters"], rec["setup"]
     size = setup["size_mib"] * MIB
     out_b, in_b = cyc["pswpout"] * PAGE, cyc["pswpin"] * PAGE
@@ -145,17 +205,11 @@ def cycle_metrics(rec, bw):
          "wall_s": cyc["out_s"] + cyc["in_s"]}
     m["out_mbps"] = ratio(out_b / 1e6, cyc["out_s"])
     m["in_mbps"] = ratio(in_b / 1e6, cyc["in_s"])
-    m["out_limit"] = ratio(m["out_mbps"], bw)
-    m["in_limit"] = ratio(m["in_mbps"], bw)
-    # Time beyond the copy, per GiB moved: wall - bytes / copy bandwidth.
-    if bw:
-        m["out_beyond_s_per_gib"] = ratio(cyc["out_s"] - out_b / (bw * 1e6),
-                                          out_b / GIB)
-        m["in_beyond_s_per_gib"] = ratio(cyc["in_s"] - in_b / (bw * 1e6),
-                                         in_b / GIB)
-    else:
-        m["out_beyond_s_per_gib"] = m["in_beyond_s_per_gib"] = None
-    common(m, cnt, bw)
+    limit_share(m, "out_limit", m["out_mbps"], lim["write"], lim["write_why"])
+    limit_share(m, "in_limit", m["in_mbps"], lim["read"], lim["read_why"])
+    beyond(m, "out_beyond_s_per_gib", cyc["out_s"], out_b, lim["write"], lim["write_why"])
+    beyond(m, "in_beyond_s_per_gib", cyc["in_s"], in_b, lim["read"], lim["read_why"])
+    common(m, cnt, lim["write"])
     # Out and in are separate phases here: take them from thpswap-mem.
     m["thp_swpout"] = cyc["thp_swpout"]
     m["thp_swpout_fallback"] = cyc["thp_swpout_fallback"]
@@ -164,7 +218,7 @@ def cycle_metrics(rec, bw):
     return m
 
 
-def pressure_metrics(rec, bw):
+def pressure_metrics(rec, lim):
     tot, rd, pr = rec["phase_total"], rec["phase_read"], rec["pressure"]
     wr = rec["phase_write"]
     m = {"bytes": pr["bytes"], "wall_s": tot["wall_s"],
@@ -172,11 +226,11 @@ def pressure_metrics(rec, bw):
     out_b, in_b = tot["pswpout"] * PAGE, tot["pswpin"] * PAGE
     m["out_mbps"] = ratio(out_b / 1e6, tot["wall_s"])
     m["in_mbps"] = ratio(in_b / 1e6, tot["wall_s"])
-    m["out_limit"] = ratio(m["out_mbps"], bw)
-    m["in_limit"] = ratio(m["in_mbps"], bw)
+    limit_share(m, "out_limit", m["out_mbps"], lim["write"], lim["write_why"])
+    limit_share(m, "in_limit", m["in_mbps"], lim["read"], lim["read_why"])
     m["read_app_mbps"] = ratio(pr["touched_bytes"] / 1e6, rd["wall_s"])
     m["in_amplification"] = ratio(rd["pswpin"] * PAGE, pr["touched_bytes"])
-    common(m, tot, bw)
+    common(m, tot, lim["write"])
     # Half the working set is swapped out at the end by design: count the
     # THP share of what is resident.
     m["retention_pct"] = ratio(100.0 * pr["anonhuge_kb"], pos(pr.get("rss_kb")))
@@ -344,7 +398,8 @@ def main():
     for kl in a.logs:
         k, path = kl.split("=", 1)
         kernels.append(k)
-        runs, bw, info = parse_log(path, k) if os.path.exists(path) else ({}, [], {})
+        runs, bw, info = (parse_log(path, k) if os.path.exists(path)
+                          else ({}, {"write": [], "read": []}, {}))
         data[k] = {"runs": runs, "copy_bw": bw, "info": info}
 
     # Workloads and devices each kernel's VM was to run.
@@ -362,11 +417,20 @@ def main():
     bad_runs = []
     for k in kernels:
         d = data[k]
-        bw_s = summarize(d["copy_bw"])
-        bw = bw_s["median"] if bw_s else None
-        check(bw, f"{k}: copy_bw_mbps measured ({len(d['copy_bw'])} readings)")
+        bw_s = summarize(d["copy_bw"]["write"])
+        rbw_s = summarize(d["copy_bw"]["read"])
+        lim = {}
+        lim["write"], lim["write_why"] = copy_limit(d["copy_bw"]["write"])
+        lim["read"], lim["read_why"] = copy_limit(d["copy_bw"]["read"])
+        check(lim["write"], f"{k}: copy_bw_mbps measured ({len(d['copy_bw']['write'])} readings)")
+        check(lim["read"], f"{k}: copy_read_bw_mbps measured ({len(d['copy_bw']['read'])} readings)")
         report["kernels"][k] = {"info": d["info"], "copy_bw_mbps": bw_s,
-                                "copy_bw_readings": d["copy_bw"]}
+                                "copy_bw_readings": d["copy_bw"]["write"],
+                                "copy_read_bw_mbps": rbw_s,
+                                "copy_read_bw_readings": d["copy_bw"]["read"],
+                                "copy_bw_unsound": lim["write_why"],
+                                "copy_read_bw_unsound": lim["read_why"]}
+        d["limits"] = lim
         devs, wls = expected(k)
         for dev in devs:
             missing = []
@@ -383,7 +447,7 @@ def main():
                             continue
                     try:
                         m = (cycle_metrics if wl.startswith("cycle-")
-                             else pressure_metrics)(rec, bw)
+                             else pressure_metrics)(rec, lim)
                     except (KeyError, TypeError, ZeroDivisionError) as e:
                         missing.append(f"{wl} rep {rep} (record incomplete: {e})")
                         continue
@@ -400,6 +464,12 @@ def main():
                             and x != "rep"]
                     s = {x: summarize([r.get(x) for r in per_rep]) for x in keys}
                     s["io_source"] = per_rep[0].get("io_source")
+                    # One unsound repetition makes the summary unsound.
+                    for x in UNSOUND_KEYS:
+                        why = [r[x + "_unsound"] for r in per_rep if r.get(x + "_unsound")]
+                        if why:
+                            s[x] = None
+                            s[x + "_unsound"] = why[0]
                     summary.setdefault(k, {}).setdefault(dev, {})[wl] = s
             check(not missing,
                   f"{k}: {dev}: {len(wls)} workloads x {a.reps} repetitions ran"
@@ -423,7 +493,9 @@ def main():
                     req = req + ["thp_swpin"]
                 if dev.startswith("thpswap"):
                     req = req + ["io_in_per_gib", "io_out_per_gib"]
-                absent += [f"{k}/{dev}/{wl}.{x}" for x in req if s.get(x) is None]
+                # (a figure refused as unsound is reported as such, not absent)
+                absent += [f"{k}/{dev}/{wl}.{x}" for x in req
+                           if s.get(x) is None and not s.get(x + "_unsound")]
     check(not absent, "every JSON summary has its fields"
           + (": missing " + ", ".join(absent[:6]) if absent else ""))
     report["summary"] = summary
@@ -433,12 +505,27 @@ def main():
         s = summary.get(k, {}).get(dev, {}).get(wl, {}).get(key)
         return s["median"] if s else None
 
+    def unsound(k, dev, wl, key):
+        """Why the figure is not sound, or None."""
+        s = summary.get(k, {}).get(dev, {}).get(wl, {})
+        return s.get(key + "_unsound")
+
     targets = []
 
-    def target(name, value, need, op, note=""):
-        met = None if value is None else (value >= need if op == ">=" else value <= need)
-        targets.append({"target": name, "value": value, "need": need,
-                        "op": op, "met": met, "note": note})
+    def target(name, value, need, op, note="", why=None):
+        """A target; "not measured" (met None, why given) when an input
+        is missing or not sound.  A figure below zero is never sound here:
+        every target is a ratio of times or rates."""
+        if why is None and value is not None and value < 0:
+            why = f"negative value {value:.3f}"
+        if why is None and value is None:
+            why = "an input is missing"
+        met = None if why else (value >= need if op == ">=" else value <= need)
+        targets.append({"target": name, "value": None if why else value, "need": need,
+                        "op": op, "met": met, "note": note, "not_measured": why})
+
+    def why_of(*pairs):
+        return next((w for w in pairs if w), None)
 
     big = f"cycle-{max(cycles)}"
     for k in kernels:
@@ -446,7 +533,8 @@ def main():
         target(f"{k}: swap-out thpswap / pmem", ratio(o, med(k, "pmem", big, "out_mbps")), 1.0, ">=")
         target(f"{k}: swap-out thpswap / brd", ratio(o, med(k, "brd", big, "out_mbps")), 3.0, ">=")
         target(f"{k}: swap-out thpswap / zram", ratio(o, med(k, "zram", big, "out_mbps")), 3.0, ">=")
-        target(f"{k}: swap-out thpswap / in-kernel copy limit", med(k, "thpswap", big, "out_limit"), 0.5, ">=")
+        target(f"{k}: swap-out thpswap / in-kernel copy limit", med(k, "thpswap", big, "out_limit"), 0.5, ">=",
+               why=unsound(k, "thpswap", big, "out_limit"))
     if "patched" in kernels:
         pin = med("patched", "thpswap", big, "in_mbps")
         pbe = med("patched", "thpswap", big, "in_beyond_s_per_gib")
@@ -456,14 +544,18 @@ def main():
                    "two VMs, different kernel configs")
             target("swap-in time beyond the copy, patched / stock 4 KiB path",
                    ratio(pbe, med("stock", "thpswap", big, "in_beyond_s_per_gib")), 0.2, "<=",
-                   "two VMs, different kernel configs")
+                   "two VMs, different kernel configs",
+                   why_of(unsound("patched", "thpswap", big, "in_beyond_s_per_gib"),
+                          unsound("stock", "thpswap", big, "in_beyond_s_per_gib")))
         if summary.get("patched", {}).get("thpswap-4k"):
             target("swap-in patched thpswap / patched swapin_enabled=never (4 KiB path)",
                    ratio(pin, med("patched", "thpswap-4k", big, "in_mbps")), 2.5, ">=",
                    "same VM, same kernel")
             target("swap-in time beyond the copy, patched / swapin_enabled=never",
                    ratio(pbe, med("patched", "thpswap-4k", big, "in_beyond_s_per_gib")), 0.2, "<=",
-                   "same VM, same kernel")
+                   "same VM, same kernel",
+                   why_of(unsound("patched", "thpswap", big, "in_beyond_s_per_gib"),
+                          unsound("patched", "thpswap-4k", big, "in_beyond_s_per_gib")))
         target("THP retention after the cycle, patched thpswap (%)",
                med("patched", "thpswap", big, "retention_pct"), 95.0, ">=")
         target("swap-in I/Os per 2 MiB, patched thpswap",
@@ -479,11 +571,13 @@ def main():
     kinfo = []
     for k in kernels:
         i = data[k]["info"]
-        bw_s = report["kernels"][k]["copy_bw_mbps"]
+        rk = report["kernels"][k]
         kinfo.append(f"- **{k}**: {i.get('kver', '?')}, {i.get('ncpu', '?')} vCPUs, "
-                     f"{int(i.get('mem_kb', 0)) // 1024} MiB usable; in-kernel copy limit "
-                     f"(copy_bw_mbps, {len(data[k]['copy_bw'])} readings) "
-                     f"{cell(bw_s, 0)} MB/s")
+                     f"{int(i.get('mem_kb', 0)) // 1024} MiB usable; in-kernel copy limits: "
+                     f"write (copy_bw_mbps, {len(data[k]['copy_bw']['write'])} readings) "
+                     f"{cell(rk['copy_bw_mbps'], 0)} MB/s, read (copy_read_bw_mbps, "
+                     f"{len(data[k]['copy_bw']['read'])} readings) {cell(rk['copy_read_bw_mbps'], 0)} MB/s"
+                     + "".join(f"; {w}" for w in (rk["copy_bw_unsound"], rk["copy_read_bw_unsound"]) if w))
     md += [f"One VM per kernel (QEMU TCG, `--mem {config.get('mem', '?')}"
            f" --append memmap={config.get('swap_mib', '?')}M!4G`), every device and"
            f" workload {a.reps}× with the device order reversed on every other"
@@ -496,8 +590,9 @@ def main():
     rows = []
     for t in targets:
         v = "–" if t["value"] is None else fmt(t["value"])
-        st = "n/a" if t["met"] is None else "met" if t["met"] else "**not met**"
-        rows.append([t["target"], v, f"{t['op']} {fmt(t['need'])}", st, t["note"]])
+        st = "not measured" if t["met"] is None else "met" if t["met"] else "**not met**"
+        note = "; ".join(x for x in (t["note"], t["not_measured"]) if x)
+        rows.append([t["target"], v, f"{t['op']} {fmt(t['need'])}", st, note])
     md += md_table(["target", "measured", "need", "", "note"], rows) + [""]
 
     def row_keys(k):
@@ -566,14 +661,18 @@ def main():
                         "sys s"], rows) + [""]
 
     md += ["## How the figures are made", "",
-           "- **limit**: the module's own measurement in the same VM, "
-           "`/sys/block/thpswap0/thpswap/copy_bw_mbps` (memcpy_flushcache of 2 MiB into its "
-           "backing), median of all readings of that VM (3 at boot, 3 per thpswap setup); "
-           "readings taken while the host is busy come out low.",
+           "- **limit**: the module's own measurement in the same VM of the copy each "
+           "direction really does: out against `/sys/block/thpswap0/thpswap/copy_bw_mbps` "
+           "(one memcpy_flushcache of 2 MiB into its backing, as a THP swap-out), in against "
+           "`copy_read_bw_mbps` (a 2 MiB read in the 4 KiB memcpy pieces of the read path); "
+           "median of all readings of that VM (3 at boot, 3 per thpswap setup). Readings "
+           f"taken while the host is busy come out low: readings more than {LIMIT_SPREAD}× "
+           "apart make the limit unsound.",
            "- **out / in MB/s** (cycle): pswpout / pswpin × 4 KiB over the MADV_PAGEOUT / "
            "touch phase as thpswap-mem timed it. **beyond copy**: that phase's wall time "
-           "minus bytes / limit, per GiB moved; the swap-in copy of thpswap is a memcpy "
-           "out of the backing, measured against the same limit.",
+           "minus bytes / limit, per GiB moved. A negative figure (the phase beat the "
+           "limit, so the limit was measured too low) or an unsound limit is not shown "
+           "(–), and a target built on it is **not measured**, never met.",
            "- **I/Os**: thpswap's own counters (`/sys/block/thpswapN/thpswap/stats`, "
            "thp_* + page_*); for the others /proc/diskstats, which in 6.1 counts nothing "
            "for rw_page calls and for brd's bios (–: not counted).",
@@ -605,7 +704,23 @@ def main():
     with open(os.path.join(a.out, a.stamp + ".json"), "w") as f:
         json.dump(report, f, indent=1, sort_keys=True)
         f.write("\n")
-    check(os.path.getsize(md_path) > 0, f"report {a.stamp}.md and .json written")
+    # Read back what was written: the JSON must be the report, and the
+    # markdown must have every target and every cycle size.
+    try:
+        with open(os.path.join(a.out, a.stamp + ".json")) as f:
+            back = json.load(f)
+        json_ok = back == json.loads(json.dumps(report, sort_keys=True))
+    except (OSError, ValueError):
+        json_ok = False
+    with open(md_path) as f:
+        md_back = f.read()
+    md_ok = (all(f"| {t['target']} |" in md_back for t in targets) and
+             all(f"## MADV_PAGEOUT cycle, {c} MiB" in md_back for c in cycles))
+    check(json_ok and md_ok and targets,
+          f"report {a.stamp}.md and .json written and read back"
+          + ("" if json_ok else ": the JSON read back is not the report")
+          + ("" if md_ok else ": the markdown lacks a target or a cycle table")
+          + ("" if targets else ": no targets"))
 
     for ok, d in checks:
         print(f"check {'ok' if ok else 'fail'} {d}")
@@ -613,8 +728,9 @@ def main():
     print(f"summary results: {os.path.abspath(md_path)}")
     for t in targets:
         v = "–" if t["value"] is None else fmt(t["value"])
-        st = "n/a" if t["met"] is None else "met" if t["met"] else "NOT MET"
-        print(f"summary {st:8} {t['target']}: {v} (need {t['op']} {fmt(t['need'])})")
+        st = "NOT MEASURED" if t["met"] is None else "met" if t["met"] else "NOT MET"
+        print(f"summary {st:8} {t['target']}: {v} (need {t['op']} {fmt(t['need'])})"
+              + (f": {t['not_measured']}" if t["not_measured"] else ""))
     for k in kernels:
         for dev in row_keys(k):
             s = summary.get(k, {}).get(dev, {}).get(big)

@@ -327,3 +327,38 @@ out_free:
 	__free_pages(src_page, THPSWAP_CHUNK_ORDER);
 	return err;
 }
+
+/*
+ * May sleep; runs for about 50 ms.  Measures what one whole-THP swap-in
+ * costs us: thpswap_backing_read() of 2 MiB, i.e. the 4 KiB pieces of the
+ * real read path (copy_mc_to_kernel for a memmap range), from data chunk
+ * 0 into a 2 MiB buffer allocated here (a control path, not the I/O
+ * path).  Reading a chunk in use is harmless: the copy is thrown away.
+ * Only the time spent copying counts.  Result in MB/s (10^6 bytes/s).
+ */
+int thpswap_backing_read_bw(const struct thpswap_backing *b, u64 *mbps)
+{
+	u64 bytes = 0, busy = 0;
+	struct page *dst_page;
+	ktime_t t0;
+	int err = 0;
+
+	dst_page = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL,
+			       THPSWAP_CHUNK_ORDER);
+	if (!dst_page)
+		return -ENOMEM;
+	while (busy < THPSWAP_BW_BUSY_NS) {
+		t0 = ktime_get();
+		err = thpswap_backing_read(b, 0, page_address(dst_page),
+					   THPSWAP_CHUNK_SIZE);
+		busy += ktime_to_ns(ktime_sub(ktime_get(), t0));
+		if (err)
+			break;
+		bytes += THPSWAP_CHUNK_SIZE;
+		cond_resched();
+	}
+	__free_pages(dst_page, THPSWAP_CHUNK_ORDER);
+	if (!err)
+		*mbps = div64_u64(bytes * 1000, busy);
+	return err;
+}

@@ -67,6 +67,8 @@ void thpswap_backing_write(const struct thpswap_backing *b, u64 off,
 			   const void *src, size_t len);
 int thpswap_backing_read(const struct thpswap_backing *b, u64 off,
 			 void *dst, size_t len);
+/* May sleep; ~50 ms of thpswap_backing_read() of 2 MiB.  MB/s or -errno. */
+int thpswap_backing_read_bw(const struct thpswap_backing *b, u64 *mbps);
 void thpswap_backing_zero(const struct thpswap_backing *b, u64 off,
 			  size_t len);
 void thpswap_backing_barrier(void);

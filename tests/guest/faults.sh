@@ -26,6 +26,7 @@ BLK=/dev/$DEV
 DBG=/sys/kernel/debug
 PATH=$PATH:$(dirname "$0")
 . tap.sh
+tap_args "$@"
 
 vm() { sed -n "s/^$1 //p" /proc/vmstat; }
 dstat() { sed -n "s/^$1 //p" /sys/block/$DEV/thpswap/stats; }
@@ -63,8 +64,8 @@ dmesg -c > /dev/null
 
 # ---- 2: no THP for swap-in -------------------------------------------------
 if [ -z "$(vm thp_swpin)" ]; then
-	skip "2: THP allocation failure at swap-in" "no whole-THP swap-in in this kernel"
-	skip "3: read error at THP swap-in" "no whole-THP swap-in in this kernel"
+	skip_unless_patched "2: THP allocation failure at swap-in" "no whole-THP swap-in in this kernel"
+	skip_unless_patched "3: read error at THP swap-in" "no whole-THP swap-in in this kernel"
 else
 	fault fail_page_alloc min-order 9
 	fault_on fail_page_alloc 100 -1 Y

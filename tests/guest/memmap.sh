@@ -3,27 +3,32 @@
 # Guest flow: a device backed by a physical range reserved at boot with
 # memmap=512M!4G (run with --mem 5120 --append 'memmap=512M!4G'), through
 # the same whole-THP swap test as RAM-backed devices.
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() {
-	desc=$1; shift
-	if out=$("$@" 2>&1); then ok "$desc"; else notok "$desc"; echo "$out" | sed 's/^/# /'; fi
+# Flat TAP (swap_thp_test's cases renumbered into this plan).
+PATH=$PATH:$(dirname "$0")
+. tap.sh
+check() { step "$@" || true; }
+# memmap=512M!4G makes the range "Persistent Memory (legacy)" in
+# /proc/iomem (type 12, e820 PRAM), exactly 0x100000000-0x11fffffff.
+# (Asking /proc/cmdline would only read back the argument we passed.)
+reserved() {
+	grep -E '^ *100000000-11fffffff : Persistent Memory' /proc/iomem ||
+		{ grep -iE 'persistent|reserved|^1[0-9a-f]{8}-' /proc/iomem; false; }
 }
 
-check "the memmap range is reserved" grep -q 'memmap=512M!4G' /proc/cmdline
+echo "TAP version 13"
+check "the memmap range is reserved" reserved
 check "modprobe thpswap size=512M backing_phys=0x100000000" \
 	modprobe thpswap size=512M backing_phys=0x100000000
 check "backing reports the physical range" \
 	grep -qx 'memmap 0x100000000' /sys/block/thpswap0/thpswap/backing
 check "mkswap + swapon" sh -c 'mkswap /dev/thpswap0 && swapon /dev/thpswap0'
-THPSWAP_DEV=thpswap0 swap_thp_test -t pageout_256m -t fork_then_swap || failed=$((failed + 1))
+THPSWAP_DEV=thpswap0 run_kselftest swap_thp_test -t pageout_256m -t fork_then_swap || true
 check "swapoff" swapoff /dev/thpswap0
 check "rmmod thpswap" rmmod thpswap
 if modprobe thpswap size=512M backing_phys=0x100001000 2>/dev/null; then
-	notok "an unaligned backing_phys is refused"
+	not_ok "an unaligned backing_phys is refused"
 	rmmod thpswap
 else
 	ok "an unaligned backing_phys is refused"
 fi
-[ "$failed" -eq 0 ]
+tap_end

@@ -3,9 +3,9 @@
 #
 # swap-suite.sh: guest test flow (busybox ash, run as root by tests/vm/run).
 # Loads thpswap, puts swap on it, runs swap_thp_test, takes it all down
-# again.  Output is TAP; swap_thp_test's own TAP is nested in it with a
-# "# " prefix (the kselftest runner convention).  Exit status is 0 only if
-# every step passed.
+# again.  Flat TAP: swap_thp_test's results are renumbered into this
+# flow's plan, its other lines become "# " diagnostics.  Exit status is 0
+# only if every step passed.
 #
 #   tests/vm/run --script tests/guest/swap-suite.sh [-- VAR=VALUE...]
 #
@@ -47,21 +47,6 @@ rmmod_must_fail() {
 	[ -d /sys/module/thpswap ] || { echo "module gone"; return 1; }
 	is_swapped_on || { echo "$BLK no longer in /proc/swaps"; return 1; }
 }
-run_tests() {
-	# The test's own TAP results are passed through un-nested, so the
-	# host counts each test once; its plan and version lines become
-	# comments.  Keep the test's exit status.
-	rcfile=/tmp/swap_thp_test.rc
-	echo 1 > "$rcfile"
-	{ swap_thp_test 2>&1; echo $? > "$rcfile"; } |
-		while IFS= read -r line; do
-			case "$line" in
-			"ok "*|"not ok "*) echo "$line" ;;
-			*) echo "# $line" ;;
-			esac
-		done
-	return "$(cat "$rcfile")"
-}
 module_gone() {
 	$RMMOD thpswap && [ ! -d /sys/module/thpswap ] && [ ! -e "$BLK" ]
 }
@@ -81,13 +66,13 @@ if ! is_swapped_on; then
 	bail "$BLK lost its swap"
 fi
 
-run_tests
-rc=$?
-[ "$rc" = 0 ] || not_ok "swap_thp_test exited $rc"
+# (set -e: a bare failing command here would end the flow before swapoff
+# and rmmod, and lose the test's status)
+run_kselftest swap_thp_test || true
 
 echo "# stats: $(tr '\n' ' ' < /sys/block/$DEV/thpswap/stats)"
 step "swapoff $BLK" swapoff "$BLK" || true
 step "rmmod thpswap" module_gone || true
 
 echo "# $failed of $n steps failed"
-[ "$failed" -eq 0 ]
+tap_end

@@ -20,7 +20,10 @@
  *            clusters_small= in_s= in_mbps= pswpin= dev_thp_reads=
  *            dev_page_reads= dev_bytes_read= anonhuge_kb_after= verify_s=
  *            bad_words= thp_swpin= thp_swpin_fallback=
- *   result=ok|corrupt bad_words= cycles=
+ *   result=ok|corrupt|noswap bad_words= cycles= unswapped_cycles=
+ * A cycle is swapped when pswpout rose and, with DEV's stats, the device
+ * wrote something: result=ok needs every word right AND every cycle
+ * swapped, so "ok" never stands for a swap cycle that did not happen.
  * Device fields are -1 when DEV has no thpswap sysfs directory (so the tool
  * also runs against zram, brd or pmem swap for comparison).
  *
@@ -29,7 +32,8 @@
  * injection set up in debugfs with task-filter=Y hits exactly the swap
  * paths of this process.
  *
- * Exit: 0 all words correct, 1 any corrupt word, 2 usage or setup error.
+ * Exit: 0 all words correct and every cycle swapped, 1 any corrupt word,
+ * 2 usage or setup error, 3 a cycle swapped nothing (result=noswap).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -89,6 +93,7 @@ int main(int argc, char **argv)
 	};
 	unsigned long size_mib = 0, cycles = 1;
 	uint64_t seed = 1, total_bad = 0;
+	unsigned long unswapped = 0;
 	const char *dev = thpswap_dev_name();
 	bool quiet = false, fail = false, has_dev;
 	size_t bytes;
@@ -239,6 +244,13 @@ int main(int argc, char **argv)
 			printf("# cycle %lu: verify %.3f s: %s\n", c, ver_s,
 			       bad ? "CORRUPT" : "all words correct");
 		}
+		if (dv_out.pswpout <= 0 ||
+		    (has_dev && dd_out.bytes_written <= 0)) {
+			unswapped++;
+			fprintf(stderr,
+				"thpswap-mem: cycle %lu: nothing swapped out (pswpout +%lld, device bytes_written +%lld)\n",
+				c, dv_out.pswpout, dd_out.bytes_written);
+		}
 		if (bad)
 			fprintf(stderr,
 				"thpswap-mem: cycle %lu: %" PRIu64 " bad words; first at byte offset %#" PRIx64
@@ -246,10 +258,11 @@ int main(int argc, char **argv)
 				c, bad, first.index * 8, first.index / 512,
 				first.index % 512, first.expected, first.seen);
 	}
-	printf("result=%s bad_words=%" PRIu64 " cycles=%lu\n",
-	       total_bad ? "corrupt" : "ok", total_bad, cycles);
+	printf("result=%s bad_words=%" PRIu64 " cycles=%lu unswapped_cycles=%lu\n",
+	       total_bad ? "corrupt" : unswapped ? "noswap" : "ok", total_bad,
+	       cycles, unswapped);
 	thp_free(mem, bytes);
-	return total_bad ? 1 : 0;
+	return total_bad ? 1 : unswapped ? 3 : 0;
 bad:
 	usage(stderr);
 	return 2;

@@ -73,10 +73,15 @@ rec() {
 	done
 }
 
-copy_bw() {	# copy_bw REP DEV: the module's in-kernel copy bandwidth
+# copy_bw REP DEV: the module's in-kernel copy bandwidth, for the copy
+# each direction really does: copy_bw_mbps a 2 MiB memcpy_flushcache (a
+# THP swap-out), copy_read_bw_mbps a 2 MiB read in 4 KiB pieces (swap-in).
+copy_bw() {
 	bw=$(cat /sys/block/thpswap0/thpswap/copy_bw_mbps) ||
 		{ fail "read copy_bw_mbps"; return 1; }
-	echo "copy_bw_mbps=$bw" | rec "$1" "$2" copybw
+	rbw=$(cat /sys/block/thpswap0/thpswap/copy_read_bw_mbps) ||
+		{ fail "read copy_read_bw_mbps"; return 1; }
+	echo "copy_bw_mbps=$bw copy_read_bw_mbps=$rbw" | rec "$1" "$2" copybw
 }
 
 # ---- devices: setup DEV sets blk to its block device; teardown undoes it.

@@ -82,8 +82,23 @@ for t in nl ioctl; do
 	else notok "$bad of 180 dumps over $t failed"; sed 's/^/# /' /tmp/dump*.err | grep -v 'warning:' | head; fi
 done
 grep -h 'warning:' /tmp/dump*.err 2>/dev/null | sort | uniq -c | sed 's/^/# torn and reported: /'
-if [ $memrc = 0 ] && grep -q '^result=ok bad_words=0 cycles=6' /tmp/mem.out; then
-	ok "6 swap cycles of 128 MiB verified during the churn"
+# Not only no bad word: each of the 6 cycles swapped all 128 MiB out
+# (smaps Swap, pswpout and the device's bytes written), else it was no
+# swap cycle.
+swapped_cycles() {
+	awk '/^cycle=/ {
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		n++
+		if (v["swap_kb"] < 131072 || v["pswpout"] < 32768 ||
+		    v["dev_bytes_written"] < 134217728) {
+			bad++
+			print "# cycle " v["cycle"] ": swap_kb " v["swap_kb"] ", pswpout +" v["pswpout"] ", device bytes_written +" v["dev_bytes_written"]
+		}
+	} END { print "# " n " cycle records, " bad + 0 " not swapped in full"; exit !(n == 6 && !bad) }' /tmp/mem.out
+}
+if [ $memrc = 0 ] && grep -q '^result=ok bad_words=0 cycles=6 ' /tmp/mem.out &&
+   swapped_cycles; then
+	ok "6 swap cycles of 128 MiB, all swapped out and verified, during the churn"
 else
 	notok "swap cycles during the churn (exit $memrc)"; sed 's/^/# /' /tmp/mem.out | tail -5
 fi

@@ -5,7 +5,7 @@
 # tests/vm/run).  Loads thpswap (size=256M), checks the control device
 # appears, runs ctl_test (ioctls) and nl_test (netlink), unloads.
 #
-#   tests/vm/run --script tests/guest/control/control.sh
+#   tests/vm/run --script tests/guest/control/control.sh [-- THPSWAP_EXPECT_PATCHED=1]
 #
 # Output is flat TAP: every test case of the programs becomes one line of
 # this script's plan (named "prog: case"), everything else is a "# "
@@ -14,6 +14,7 @@ set -u
 
 PATH=$PATH:$(dirname "$0")
 . tap.sh
+tap_args "$@"	# THPSWAP_EXPECT_PATCHED=1: nl_test fails where it would skip
 
 # run_prog NAME: a kselftest_harness program; its "ok N name" lines are
 # re-numbered into ours, the rest becomes diagnostics.

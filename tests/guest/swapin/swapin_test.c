@@ -236,6 +236,14 @@ TEST_F_TIMEOUT(swapin, concurrent_threads, TEST_TIMEOUT)
 		ASSERT_EQ(0, verify(_metadata, "after threads", mem, bytes,
 				    seed, 0));
 		EXPECT_EQ(0, smaps_range_kb(mem, bytes, "Swap"));
+		/*
+		 * Whole, each once: a thread that loses the race finds the PMD
+		 * mapped, which is neither a second read nor a fallback.
+		 */
+		EXPECT_EQ((long long)(bytes / THP_SIZE), d.thp_swpin);
+		EXPECT_EQ((long long)(bytes / THP_SIZE), d.dev_thp_reads);
+		EXPECT_EQ(0, d.dev_page_reads);
+		EXPECT_EQ(0, d.fallback);
 	}
 	thp_free(mem, bytes);
 }
@@ -440,6 +448,15 @@ TEST_F_TIMEOUT(swapin, knob_never, TEST_TIMEOUT)
 	thp_free(mem, bytes);
 }
 
+static long long khugepaged_full_scans(void)
+{
+	char buf[32];
+
+	if (read_file(KHUGEPAGED "full_scans", buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
 /*
  * Issue 6 item 7: khugepaged scanning without pause, allowed to swap in
  * whole ranges (max_ptes_swap 511), while THPs go out and come back; it
@@ -453,6 +470,8 @@ TEST_F_TIMEOUT(swapin, khugepaged_aggressive, TEST_TIMEOUT)
 	const uint64_t seed = 0x6b6875ULL;
 	char sleep_ms[32] = "", pages[32] = "", swap[32] = "";
 	struct in_snap a, b, d;
+	long long scans0;
+	double t0;
 	int i;
 	char *mem;
 
@@ -479,6 +498,41 @@ TEST_F_TIMEOUT(swapin, khugepaged_aggressive, TEST_TIMEOUT)
 		TH_LOG("round %d: thp_swpin +%lld (of %lld) fallback +%lld",
 		       i, d.thp_swpin, nthp, d.fallback);
 	}
+	/*
+	 * The mechanism itself: with nothing touching the range, khugepaged
+	 * alone swaps the intact THPs back in (it may start before
+	 * MADV_PAGEOUT returns).  Of the scans that end after MADV_PAGEOUT
+	 * returned, the second has visited every range; what khugepaged left
+	 * in swap it must have counted as a fallback.
+	 */
+	in_snap(self->dev, &a);
+	ASSERT_EQ(0, madvise(mem, bytes, MADV_PAGEOUT));
+	scans0 = khugepaged_full_scans();
+	ASSERT_LE(0, scans0);
+	/*
+	 * Wait until khugepaged has dealt with every range, as far as it
+	 * says (a full scan may pass an mm whose mmap_lock it cannot take):
+	 * two full scans, and whatever is still in swap counted as a
+	 * fallback; at most 120 s.
+	 */
+	for (t0 = now_s(); now_s() - t0 < 120; usleep(50000)) {
+		if (khugepaged_full_scans() < scans0 + 2)
+			continue;
+		if (smaps_range_kb(mem, bytes, "Swap") <=
+		    (vmstat_get("thp_swpin_fallback") - a.fallback) *
+		    (long long)(THP_SIZE / KiB))
+			break;
+	}
+	in_snap(self->dev, &b);
+	in_delta(&d, &a, &b);
+	TH_LOG("khugepaged alone, %lld full scans in %.1f s: thp_swpin +%lld (of %lld) fallback +%lld, Swap %lld kB left",
+	       khugepaged_full_scans() - scans0, now_s() - t0, d.thp_swpin,
+	       nthp, d.fallback, smaps_range_kb(mem, bytes, "Swap"));
+	EXPECT_LE(scans0 + 2, khugepaged_full_scans());
+	EXPECT_LT(0, d.thp_swpin);
+	EXPECT_LE(smaps_range_kb(mem, bytes, "Swap"),
+		  d.fallback * (long long)(THP_SIZE / KiB));
+	EXPECT_EQ(0, verify(_metadata, "after khugepaged", mem, bytes, seed, 0));
 	write_file(KHUGEPAGED "scan_sleep_millisecs", sleep_ms);
 	write_file(KHUGEPAGED "pages_to_scan", pages);
 	write_file(KHUGEPAGED "max_ptes_swap", swap);
@@ -513,6 +567,10 @@ TEST_F_TIMEOUT(swapin, memcg_limit, TEST_TIMEOUT)
 	fb0 = vmstat_get("thp_swpin_fallback");
 	ch0 = vmstat_get("thp_swpin_fallback_charge");
 	in0 = vmstat_get("thp_swpin");
+	/* -1 is a missing counter: the comparisons below would hold. */
+	ASSERT_LE(0, fb0);
+	ASSERT_LE(0, ch0);
+	ASSERT_LE(0, in0);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -544,6 +602,8 @@ TEST_F_TIMEOUT(swapin, memcg_limit, TEST_TIMEOUT)
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("child status %#x", status);
 	EXPECT_LE(ch1 - ch0, fb1 - fb0);
+	/* Memcg reclaim swapped THPs out whole: each came back whole or fell back, counted. */
+	EXPECT_LT(0, (in1 - in0) + (fb1 - fb0));
 	err = rmdir(cg);
 	EXPECT_EQ(0, err);
 }
