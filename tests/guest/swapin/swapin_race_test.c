@@ -8,9 +8,10 @@
  *
  *  - same_thp: several threads fault on the same swapped-out THPs at once.
  *    Each THP is claimed once (thp_swpin + thp_swpin_fallback rise by the
- *    number of THPs, not threads), and the threads that lose allocate no
- *    THP: the pages allocated (pgalloc_*) stay below 1.5 THPs per THP, where
- *    a loser that allocated would add a whole THP each.
+ *    number of THPs, not threads), every THP ends PMD-mapped, and the
+ *    threads that lose allocate no THP: the pages allocated (pgalloc_*)
+ *    stay below 1.5 THPs per THP, where a loser that allocated would add a
+ *    whole THP each.
  *  - distinct_thps: threads swap in different THPs of one process at once:
  *    every THP comes back whole, one claim each.
  *  - swapoff_loop: processes with several threads each swap out, touch and
@@ -115,13 +116,15 @@ static void *racer_fn(void *arg)
 
 FIXTURE(race) {
 	const char *dev;
+	char path[64];
 };
 
 FIXTURE_SETUP(race)
 {
 	self->dev = thpswap_dev_name();
-	ASSERT_TRUE(swap_active(self->dev))
-		TH_LOG("/dev/%s is not swapped on", self->dev);
+	snprintf(self->path, sizeof(self->path), "/dev/%s", self->dev);
+	ASSERT_TRUE(swap_active(self->path))
+		TH_LOG("%s is not swapped on", self->path);
 	ASSERT_LE(0, vmstat_get("thp_swpin"))
 		TH_LOG("no thp_swpin in /proc/vmstat: not a patched kernel");
 	ASSERT_LE(0, vmstat_get("pgalloc_normal") + vmstat_get("pgalloc_dma32"));
@@ -168,6 +171,9 @@ TEST_F_TIMEOUT(race, same_thp, TEST_TIMEOUT)
 	       (double)(al1 - al0) / 512 / thps);
 	/* One claim per THP, whichever thread made it. */
 	EXPECT_EQ(thps, (in1 - in0) + (fb1 - fb0));
+	/* The losers map the winner's THP whole, not 4 KiB of it. */
+	EXPECT_EQ((long long)(bytes / KiB),
+		  smaps_range_kb(mem, bytes, "AnonHugePages"));
 	/* A loser that allocated a THP would add 512 pages for each. */
 	EXPECT_LT(al1 - al0, thps * 512 * 3 / 2);
 	EXPECT_EQ(0, pattern_verify(mem, bytes, seed, 0, NULL));
@@ -279,13 +285,13 @@ TEST_F_TIMEOUT(race, swapoff_loop, TEST_TIMEOUT)
 	const size_t bytes = scaled(24 * THP_SIZE);
 	const int rounds = 12;
 	const int total = NP * NT * rounds;
-	char path[64], c;
+	const char *path = self->path;
+	char c;
 	long long in0, in1, out0, out1;
 	int fds[2], i, done = 0, cycles = 0, status, err;
 	int offs_during = 0;
 	pid_t pid[NP];
 
-	snprintf(path, sizeof(path), "/dev/%s", self->dev);
 	ASSERT_EQ(0, pipe(fds));
 	in0 = vmstat_get("thp_swpin");
 	out0 = vmstat_get("thp_swpout");
@@ -336,7 +342,7 @@ TEST_F_TIMEOUT(race, swapoff_loop, TEST_TIMEOUT)
 	out1 = vmstat_get("thp_swpout");
 	TH_LOG("%d swapoff/swapon cycles (%d while workers ran), %d of %d rounds, thp_swpout +%lld, thp_swpin +%lld",
 	       cycles, offs_during, done, total, out1 - out0, in1 - in0);
-	EXPECT_TRUE(swap_active(self->dev));
+	EXPECT_TRUE(swap_active(path));
 	EXPECT_EQ(total, done);
 	EXPECT_LE(4, offs_during);
 	/* Swapping happened between the swapoffs, whole both ways. */
