@@ -16,6 +16,8 @@
 #include "commands.h"
 #include "thpswapctl.h"
 
+#include <linux/thpswap.h>
+
 #define THPSWAPCTL_VERSION "1.0"
 
 const char *prog = "thpswapctl";
@@ -195,7 +197,8 @@ static int parse_options(int argc, char **argv, bool *help)
 		case LO_INDEX:
 			opt.seen |= O_INDEX;
 			if (parse_dev(optarg, &opt.index))
-				return usage_err("bad index '%s'", optarg);
+				return usage_err("bad index '%s': want 0-%d", optarg,
+						 THPSWAP_MAX_DEVICES - 1);
 			break;
 		case LO_RANGE:
 			opt.seen |= O_RANGE;
@@ -283,6 +286,10 @@ int main(int argc, char **argv)
 			return usage_err("'%s' is not a device: use thpswapN, /dev/thpswapN or N",
 					 argv[1]);
 	}
+
+	/* Bad usage is said before the transport may load the module. */
+	if (cmd->fn == cmd_add && !(opt.seen & O_SIZE))
+		return usage_err("'add' needs --size SIZE");
 
 	tp = transport_select(opt.ioctl);
 	ret = tp_open();

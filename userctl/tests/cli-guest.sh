@@ -114,7 +114,9 @@ for T in "" --ioctl; do
 	else
 		notok "$t: no explanation naming the size after the errno"; show
 	fi
-	expect 1 "$t: add at index 64 fails" $C add --size 8M --index 64
+	expect 2 "$t: add at index 64 is bad usage" $C add --size 8M --index 64
+	expect 2 "$t: add at index 4294967295 is bad usage" $C add --size 8M --index 4294967295
+	expect 2 "$t: stats of index 64 is bad usage" $C stats 64
 	if grep -q "adding a 8 MiB device: [^:]*: .*[Ii][Nn][Dd][Ee][Xx]" /tmp/err; then
 		ok "$t: the error names the index: $(cat /tmp/err)"
 	else
