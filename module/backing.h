@@ -71,5 +71,4 @@ void thpswap_backing_zero(const struct thpswap_backing *b, u64 off,
 			  size_t len);
 void thpswap_backing_barrier(void);
 
-
 #endif /* _THPSWAP_BACKING_H */

@@ -108,11 +108,13 @@ static int thpswap_ram_reserve(struct thpswap_dev_config *cfg)
 	if (cfg->backing != THPSWAP_BACKING_RAM)
 		return 0;
 	if (devices_ram + cfg->size > total - margin) {
-		cfg->errmsg = "THPSWAP_A_DEV_SIZE: not enough memory: RAM-backed devices together may hold at most 3/4 of RAM";
+		cfg->errmsg =
+			"THPSWAP_A_DEV_SIZE: not enough memory: RAM devices would pass 3/4 of RAM";
 		return -ENOMEM;
 	}
 	if (cfg->size + margin > avail) {
-		cfg->errmsg = "THPSWAP_A_DEV_SIZE: not enough memory: more than is available less a margin of 1/4 of RAM";
+		cfg->errmsg =
+			"THPSWAP_A_DEV_SIZE: not enough memory: over what is free less 1/4 of RAM";
 		return -ENOMEM;
 	}
 	devices_ram += cfg->size;

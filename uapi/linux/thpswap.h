@@ -155,9 +155,11 @@ struct thpswap_ioc_info {
 	__u64 bytes;		/* out: device size */
 	__u32 backing;		/* out: enum thpswap_backing_kind */
 	__u32 flags;		/* out: THPSWAP_INFO_F_* */
-	__u64 backing_phys;	/* out: MEMMAP: start of the range, else 0;
-				 * 0 too unless the caller has CAP_SYS_ADMIN
-				 * (addresses are hidden as in /proc/iomem) */
+	/*
+	 * out: MEMMAP: start of the range, else 0; 0 too unless the caller
+	 * has CAP_SYS_ADMIN (addresses are hidden as in /proc/iomem)
+	 */
+	__u64 backing_phys;
 	__u64 nr_clusters;	/* out: bytes / 2 MiB */
 	__u64 generation;	/* out: cluster map generation, see below */
 	__u64 reserved[4];	/* out: zero */
