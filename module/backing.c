@@ -21,7 +21,7 @@
 #include "backing.h"
 
 /*
- * Data chunks and the scratch chunk:
+ * Data chunks:
  * GFP_KERNEL: creation runs in process context and may reclaim and sleep.
  * __GFP_ZERO: a reader of /dev/thpswapN (dd, blkid) may read slots nobody
  *	wrote; they must not show old contents of freed kernel memory.
@@ -146,18 +146,19 @@ static void thpswap_unmap_memmap(struct thpswap_backing *b)
 	b->res = NULL;
 }
 
+static int thpswap_measure_copy_bw(struct thpswap_backing *b);
+static int thpswap_zero_memmap(struct thpswap_backing *b);
+
 int thpswap_backing_init(struct thpswap_backing *b,
 			 enum thpswap_backing_kind kind, u64 size,
 			 phys_addr_t phys)
 {
-	struct page *scratch;
 	int err;
 
 	if (!size || !IS_ALIGNED(size, THPSWAP_CHUNK_SIZE))
 		return -EINVAL;
 
 	memset(b, 0, sizeof(*b));
-	mutex_init(&b->scratch_lock);
 	b->kind = kind;
 	b->size = size;
 	b->phys = phys;
@@ -166,18 +167,20 @@ int thpswap_backing_init(struct thpswap_backing *b,
 	if (!b->chunks)
 		return -ENOMEM;
 
-	scratch = alloc_pages(THPSWAP_CHUNK_GFP, THPSWAP_CHUNK_ORDER);
-	if (!scratch) {
-		pr_err("cannot allocate the 2 MiB scratch chunk\n");
-		err = -ENOMEM;
-		goto err_free;
-	}
-	b->scratch = page_address(scratch);
-
-	if (kind == THPSWAP_BACKING_MEMMAP)
+	if (kind == THPSWAP_BACKING_MEMMAP) {
 		err = thpswap_map_memmap(b);
-	else
+		/*
+		 * The range keeps what a previous boot or device left there:
+		 * a reader of a never-written slot must see zeroes, as with
+		 * RAM chunks (__GFP_ZERO).
+		 */
+		if (!err)
+			err = thpswap_zero_memmap(b);
+	} else {
 		err = thpswap_alloc_ram_chunks(b);
+	}
+	if (!err)
+		err = thpswap_measure_copy_bw(b);
 	if (err)
 		goto err_free;
 	return 0;
@@ -197,10 +200,6 @@ void thpswap_backing_destroy(struct thpswap_backing *b)
 		kvfree(b->chunks);
 		b->chunks = NULL;
 	}
-	if (b->scratch)
-		free_pages((unsigned long)b->scratch, THPSWAP_CHUNK_ORDER);
-	b->scratch = NULL;
-	mutex_destroy(&b->scratch_lock);
 }
 
 /* Does not sleep.  @off..@off+@len lies inside one chunk. */
@@ -284,48 +283,63 @@ void thpswap_backing_barrier(void)
 	wmb();
 }
 
+/* May sleep.  Zeroes the whole memmap range; -EINTR on a fatal signal. */
+static int thpswap_zero_memmap(struct thpswap_backing *b)
+{
+	unsigned long i;
+
+	for (i = 0; i < b->nr_chunks; i++) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		thpswap_backing_zero(b, (u64)i << THPSWAP_CHUNK_SHIFT,
+				     THPSWAP_CHUNK_SIZE);
+		cond_resched();
+	}
+	thpswap_backing_barrier();
+	return 0;
+}
+
 #define THPSWAP_BW_BUSY_NS	(50 * NSEC_PER_MSEC)
 
 /*
- * May sleep.  Measures what one swap-out of a THP costs us: a 2 MiB
- * memcpy_flushcache plus the barrier, into the scratch chunk (never a data
- * chunk, so it can run while the device is in use).  The source is a
- * 2 MiB buffer allocated here: this is a control path, not the I/O path.
- * Only the time spent copying counts, not the cond_resched() in between.
+ * May sleep; runs for about 50 ms, once, at creation (before the disk
+ * exists), so that reading the figure costs nobody anything.  Measures
+ * what one swap-out of a THP costs: a 2 MiB memcpy_flushcache plus the
+ * barrier, from a zeroed 2 MiB RAM buffer into data chunk 0, which is
+ * zeroed and unused at this point and stays zeroed.  Only the time spent
+ * copying counts, not the cond_resched() in between.
  */
-int thpswap_backing_copy_bw(struct thpswap_backing *b, u64 *mbps)
+static int thpswap_measure_copy_bw(struct thpswap_backing *b)
 {
 	u64 bytes = 0, busy = 0;
 	struct page *src_page;
-	void *src;
+	void *dst = b->chunks[0];
 	ktime_t t0;
-	int err;
 
-	src_page = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL,
-			       THPSWAP_CHUNK_ORDER);
-	if (!src_page)
+	/*
+	 * GFP_KERNEL: creation runs in process context; __GFP_ZERO so that
+	 * chunk 0 stays zeroed; freed again below.
+	 */
+	src_page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+			       __GFP_RETRY_MAYFAIL, THPSWAP_CHUNK_ORDER);
+	if (!src_page) {
+		pr_err("cannot allocate 2 MiB to measure the copy bandwidth\n");
 		return -ENOMEM;
-	src = page_address(src_page);
-	memset(src, 0x5a, THPSWAP_CHUNK_SIZE);
-
-	err = mutex_lock_killable(&b->scratch_lock);
-	if (err)
-		goto out_free;
+	}
 	while (busy < THPSWAP_BW_BUSY_NS) {
 		t0 = ktime_get();
-		memcpy_flushcache(b->scratch, src, THPSWAP_CHUNK_SIZE);
+		memcpy_flushcache(dst, page_address(src_page),
+				  THPSWAP_CHUNK_SIZE);
 		thpswap_backing_barrier();
 		busy += ktime_to_ns(ktime_sub(ktime_get(), t0));
 		bytes += THPSWAP_CHUNK_SIZE;
 		cond_resched();
 	}
-	mutex_unlock(&b->scratch_lock);
+	__free_pages(src_page, THPSWAP_CHUNK_ORDER);
 
 	/* bytes per ns is GB/s; times 1000 is MB/s. */
-	*mbps = div64_u64(bytes * 1000, busy);
-out_free:
-	__free_pages(src_page, THPSWAP_CHUNK_ORDER);
-	return err;
+	b->copy_bw_mbps = div64_u64(bytes * 1000, busy);
+	return 0;
 }
 
 /*

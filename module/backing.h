@@ -12,7 +12,6 @@
 #ifndef _THPSWAP_BACKING_H
 #define _THPSWAP_BACKING_H
 
-#include <linux/mutex.h>
 #include <linux/pgtable.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
@@ -28,8 +27,7 @@
 
 /*
  * All members are set at creation and read-only until destruction, so
- * the I/O path reads them without locks; only the scratch chunk has a
- * lock, for the bandwidth measurement.
+ * the I/O path reads them without locks.
  */
 struct thpswap_backing {
 	enum thpswap_backing_kind kind;
@@ -43,15 +41,17 @@ struct thpswap_backing {
 	void *map;
 	struct resource *res;
 	/*
-	 * Destination of the copy bandwidth measurement; never holds data.
-	 * Protected by @scratch_lock so that concurrent readers of
-	 * copy_bw_mbps do not measure each other.
+	 * MB/s (10^6 bytes/s) of a 2 MiB memcpy_flushcache into this
+	 * store, measured once at creation.
 	 */
-	struct mutex scratch_lock;
-	void *scratch;
+	u64 copy_bw_mbps;
 };
 
-/* May sleep.  Returns 0 or a negative errno (message already printed). */
+/*
+ * May sleep: allocates or zeroes the whole store, then measures its copy
+ * bandwidth (~50 ms); returns -EINTR early if the caller gets a fatal
+ * signal.  Returns 0 or a negative errno (message already printed).
+ */
 int thpswap_backing_init(struct thpswap_backing *b,
 			 enum thpswap_backing_kind kind, u64 size,
 			 phys_addr_t phys);
@@ -72,8 +72,5 @@ int thpswap_backing_read_bw(const struct thpswap_backing *b, u64 *mbps);
 void thpswap_backing_zero(const struct thpswap_backing *b, u64 off,
 			  size_t len);
 void thpswap_backing_barrier(void);
-
-/* May sleep; runs for about 50 ms.  Result in MB/s (10^6 bytes/s). */
-int thpswap_backing_copy_bw(struct thpswap_backing *b, u64 *mbps);
 
 #endif /* _THPSWAP_BACKING_H */

@@ -29,12 +29,16 @@ int thpswap_clusters_init(struct thpswap_clusters *c, unsigned long nr)
 	c->cl = kvcalloc(nr, sizeof(*c->cl), GFP_KERNEL);
 	if (!c->cl)
 		return -ENOMEM;
-	/* Here, not when a listener comes: recording must not allocate. */
-	c->changed = bitmap_zalloc(nr, GFP_KERNEL);
-	c->sending = bitmap_zalloc(nr, GFP_KERNEL);
+	/*
+	 * Here, not when a listener comes: recording must not allocate.
+	 * kvcalloc: a 16 TiB device has 1 MiB bitmaps, too big to ask of
+	 * kmalloc.
+	 */
+	c->changed = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+	c->sending = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
 	if (!c->changed || !c->sending) {
-		bitmap_free(c->changed);
-		bitmap_free(c->sending);
+		kvfree(c->changed);
+		kvfree(c->sending);
 		c->changed = NULL;
 		c->sending = NULL;
 		kvfree(c->cl);
@@ -56,8 +60,8 @@ int thpswap_clusters_init(struct thpswap_clusters *c, unsigned long nr)
 
 void thpswap_clusters_destroy(struct thpswap_clusters *c)
 {
-	bitmap_free(c->changed);
-	bitmap_free(c->sending);
+	kvfree(c->changed);
+	kvfree(c->sending);
 	c->changed = NULL;
 	c->sending = NULL;
 	kvfree(c->cl);

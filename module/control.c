@@ -13,6 +13,10 @@
  *
  * The node is 0644: anyone may read INFO, STATS and CLUSTERS (as sysfs
  * and netlink allow), mutations need CAP_SYS_ADMIN whoever opened it.
+ * INFO shows the physical address of a memmap range only to a caller
+ * with CAP_SYS_ADMIN that also opened the node with it (as netlink_capable()
+ * checks the socket's opener), so a descriptor handed to a setuid program
+ * does not leak it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -150,7 +154,14 @@ static int thpswap_ctl_snapshot(u32 index, struct thpswap_dev_snap *snap)
 	return dev ? 0 : -ENODEV;
 }
 
-static long thpswap_ctl_info(void __user *uarg)
+/* May sleep.  Whether @file's opener and the caller may see addresses. */
+static bool thpswap_ctl_may_see_phys(struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN) &&
+	       capable(CAP_SYS_ADMIN);
+}
+
+static long thpswap_ctl_info(struct file *file, void __user *uarg)
 {
 	struct thpswap_ioc_info req;
 	struct thpswap_dev_snap snap;
@@ -174,7 +185,8 @@ static long thpswap_ctl_info(void __user *uarg)
 	req.bytes = snap.size;
 	req.backing = snap.backing;
 	req.flags = snap.flags;
-	req.backing_phys = snap.backing_phys;
+	if (thpswap_ctl_may_see_phys(file))
+		req.backing_phys = snap.backing_phys;
 	req.nr_clusters = snap.nr_clusters;
 	req.generation = snap.generation;
 	return thpswap_ctl_copy_out(uarg, &req, sizeof(req), usize);
@@ -286,7 +298,7 @@ static long thpswap_ctl_ioctl(struct file *file, unsigned int cmd,
 	case THPSWAP_IOC_KEY(THPSWAP_IOC_REMOVE):
 		return thpswap_ctl_dev(uarg, true);
 	case THPSWAP_IOC_KEY(THPSWAP_IOC_INFO):
-		return thpswap_ctl_info(uarg);
+		return thpswap_ctl_info(file, uarg);
 	case THPSWAP_IOC_KEY(THPSWAP_IOC_STATS):
 		return thpswap_ctl_stats(uarg);
 	case THPSWAP_IOC_KEY(THPSWAP_IOC_CLUSTERS):

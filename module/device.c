@@ -27,9 +27,13 @@
 #include "sysfs.h"
 
 /*
- * Devices by index.  thpswap_devices_mutex serialises create and remove
- * and protects thpswap_devices; it is held across the whole of either, so
- * an index (and the disk name) is reused only once the old disk is gone.
+ * Devices by index.  thpswap_devices_mutex protects thpswap_devices, the
+ * generation, the serial and the RAM budget below.  A creation reserves
+ * its index (a NULL entry) and its share of the budget under the mutex,
+ * drops it to allocate and zero the store (seconds to minutes for a big
+ * device: nobody else should wait for that), and takes it again to add
+ * the disk.  A removal holds it throughout, so an index (and the disk
+ * name) is reused only once the old disk is gone.
  * Lock order: thpswap_devices_mutex, then a disk's open_mutex.
  */
 static DEFINE_IDR(thpswap_devices);
@@ -37,6 +41,13 @@ static DEFINE_MUTEX(thpswap_devices_mutex);
 static int thpswap_major;	/* set at module init */
 /* Changes on every add and remove; thpswap_devices_mutex. */
 static u32 devices_generation = 1;
+/* Last thpswap_dev.serial handed out; thpswap_devices_mutex. */
+static u64 devices_serial;
+/*
+ * Bytes of RAM held or being allocated by RAM-backed devices, those being
+ * created included; thpswap_devices_mutex.
+ */
+static u64 devices_ram;
 
 /*
  * May sleep; called with @bdev->bd_disk->open_mutex held, which is what
@@ -72,10 +83,50 @@ static int thpswap_check_config(const struct thpswap_dev_config *cfg)
 	if (cfg->backing != THPSWAP_BACKING_RAM &&
 	    cfg->backing != THPSWAP_BACKING_MEMMAP)
 		return -EINVAL;
-	if (cfg->backing == THPSWAP_BACKING_RAM &&
-	    cfg->size >> PAGE_SHIFT > totalram_pages())
-		return -ENOMEM;
 	return 0;
+}
+
+/*
+ * The RAM budget: all RAM-backed devices together may hold at most
+ * THPSWAP_RAM_SHARE of the machine's RAM, and a new one may take at most
+ * what is available now less the rest, so that the system keeps a margin
+ * of its memory however many devices an administrator asks for.  A swap
+ * device that takes the memory it was meant to relieve helps nobody.
+ */
+#define THPSWAP_RAM_SHARE_NUM	3
+#define THPSWAP_RAM_SHARE_DEN	4
+
+/* Called with thpswap_devices_mutex held; -ENOMEM with @cfg->errmsg. */
+static int thpswap_ram_reserve(struct thpswap_dev_config *cfg)
+{
+	u64 total = (u64)totalram_pages() << PAGE_SHIFT;
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+	u64 margin = total - div_u64(total * THPSWAP_RAM_SHARE_NUM,
+				     THPSWAP_RAM_SHARE_DEN);
+
+	lockdep_assert_held(&thpswap_devices_mutex);
+	if (cfg->backing != THPSWAP_BACKING_RAM)
+		return 0;
+	if (devices_ram + cfg->size > total - margin) {
+		cfg->errmsg =
+			"THPSWAP_A_DEV_SIZE: not enough memory: RAM devices would pass 3/4 of RAM";
+		return -ENOMEM;
+	}
+	if (cfg->size + margin > avail) {
+		cfg->errmsg =
+			"THPSWAP_A_DEV_SIZE: not enough memory: over what is free less 1/4 of RAM";
+		return -ENOMEM;
+	}
+	devices_ram += cfg->size;
+	return 0;
+}
+
+/* Called with thpswap_devices_mutex held. */
+static void thpswap_ram_unreserve(enum thpswap_backing_kind kind, u64 size)
+{
+	lockdep_assert_held(&thpswap_devices_mutex);
+	if (kind == THPSWAP_BACKING_RAM)
+		devices_ram -= size;
 }
 
 static void thpswap_set_limits(struct request_queue *q)
@@ -160,13 +211,13 @@ static void thpswap_dev_destroy(struct thpswap_dev *dev)
 	cancel_delayed_work_sync(&dev->events_work);
 	put_disk(dev->disk);
 	idr_remove(&thpswap_devices, dev->index);
+	thpswap_ram_unreserve(dev->backing.kind, dev->backing.size);
 	devices_generation++;
 	thpswap_events_dev_del(dev->index);
 	thpswap_dev_free(dev);
 }
 
-int thpswap_dev_create(const struct thpswap_dev_config *cfg,
-		       int *index)
+int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index)
 {
 	struct thpswap_dev *dev;
 	int start, end, err;
@@ -182,7 +233,9 @@ int thpswap_dev_create(const struct thpswap_dev_config *cfg,
 	dev->nr_slots = cfg->size >> PAGE_SHIFT;
 	INIT_DELAYED_WORK(&dev->events_work, thpswap_events_work);
 
-	mutex_lock(&thpswap_devices_mutex);
+	err = mutex_lock_killable(&thpswap_devices_mutex);
+	if (err)
+		goto err_free;
 	start = cfg->index < 0 ? 0 : cfg->index;
 	end = cfg->index < 0 ? THPSWAP_MAX_DEVICES : cfg->index + 1;
 	/* NULL until complete: nobody may find a half-built device. */
@@ -193,20 +246,31 @@ int thpswap_dev_create(const struct thpswap_dev_config *cfg,
 		goto err_unlock;
 	}
 	dev->index = err;
+	err = thpswap_ram_reserve(cfg);
+	if (err) {
+		idr_remove(&thpswap_devices, dev->index);
+		goto err_unlock;
+	}
+	dev->serial = ++devices_serial;
+	mutex_unlock(&thpswap_devices_mutex);
 
+	/* The long part, unlocked; the index and the budget are ours. */
 	err = thpswap_backing_init(&dev->backing, cfg->backing, cfg->size,
 				   cfg->backing_phys);
 	if (err)
-		goto err_idr;
+		goto err_unreserve;
 	err = thpswap_clusters_init(&dev->clusters,
 				    cfg->size >> THPSWAP_CHUNK_SHIFT);
 	if (err)
-		goto err_idr;
+		goto err_unreserve;
 	dev->stats = thpswap_stats_alloc();
 	if (!dev->stats) {
 		err = -ENOMEM;
-		goto err_idr;
+		goto err_unreserve;
 	}
+
+	/* Not killable: what is built is ours to add or to undo. */
+	mutex_lock(&thpswap_devices_mutex);
 	err = thpswap_add_disk(dev);
 	if (err)
 		goto err_idr;
@@ -218,19 +282,25 @@ int thpswap_dev_create(const struct thpswap_dev_config *cfg,
 		*index = dev->index;
 	mutex_unlock(&thpswap_devices_mutex);
 
+	/* The address goes to the log, which only root may read (dmesg_restrict). */
 	if (cfg->backing == THPSWAP_BACKING_MEMMAP)
-		pr_info("%s: %llu MiB on memmap range at %pa\n",
+		pr_info("%s: %llu MiB on memmap range at %pa, copy %llu MB/s\n",
 			dev->disk->disk_name, cfg->size >> 20,
-			&cfg->backing_phys);
+			&cfg->backing_phys, dev->backing.copy_bw_mbps);
 	else
-		pr_info("%s: %llu MiB of RAM in 2 MiB chunks\n",
-			dev->disk->disk_name, cfg->size >> 20);
+		pr_info("%s: %llu MiB of RAM in 2 MiB chunks, copy %llu MB/s\n",
+			dev->disk->disk_name, cfg->size >> 20,
+			dev->backing.copy_bw_mbps);
 	return 0;
 
+err_unreserve:
+	mutex_lock(&thpswap_devices_mutex);
 err_idr:
 	idr_remove(&thpswap_devices, dev->index);
+	thpswap_ram_unreserve(cfg->backing, cfg->size);
 err_unlock:
 	mutex_unlock(&thpswap_devices_mutex);
+err_free:
 	thpswap_dev_free(dev);
 	return err;
 }

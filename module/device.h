@@ -39,6 +39,11 @@ struct thpswap_dev_config {
 	enum thpswap_backing_kind backing;
 	/* THPSWAP_BACKING_MEMMAP: start of the memmap=SIZE!ADDR range. */
 	phys_addr_t backing_phys;
+	/*
+	 * Out: on -ENOMEM from the memory budget, why (a static string for
+	 * an extack message); else left alone.
+	 */
+	const char *errmsg;
 };
 
 /*
@@ -48,6 +53,11 @@ struct thpswap_dev_config {
  */
 struct thpswap_dev {
 	int index;
+	/*
+	 * Unique among all devices since the module was loaded (an index is
+	 * reused): what a dump that spans several requests holds on to.
+	 */
+	u64 serial;
 	sector_t nr_sectors;		/* capacity in 512-byte sectors */
 	unsigned long nr_slots;		/* capacity in 4 KiB swap slots */
 	struct gendisk *disk;
@@ -69,22 +79,25 @@ struct thpswap_dev {
 };
 
 /*
- * May sleep.  Creates and adds a device; on success stores its index in
- * *@index if @index is not NULL (the device may be removed again as soon
- * as this returns: look it up under the lock to use it).  Returns 0,
- * -EINVAL (bad config), -EEXIST (index in use), -ENOSPC (no free index),
- * -ENOMEM, -EBUSY (memmap range claimed) or another errno.
+ * May sleep, for long: allocates and zeroes the whole device, without
+ * holding the device table lock (the index stays reserved meanwhile), and
+ * gives up with -EINTR when the caller gets a fatal signal.  Creates and
+ * adds a device; on success stores its index in *@index if @index is not
+ * NULL (the device may be removed again as soon as this returns: look it
+ * up under the lock to use it).  Returns 0, -EINVAL (bad config), -EEXIST
+ * (index in use or being created), -ENOSPC (no free index), -ENOMEM (with
+ * @cfg->errmsg set when the memory budget refused it), -EBUSY (memmap
+ * range claimed), -EINTR or another errno.
  */
-int thpswap_dev_create(const struct thpswap_dev_config *cfg,
-		       int *index);
+int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index);
 /* May sleep.  Returns 0, -ENODEV, or -EBUSY while the device is open. */
 int thpswap_dev_remove(int index);
 
 /*
  * The device table lock, for the control plane: while it is held, a
  * device found with thpswap_dev_find() or thpswap_dev_next() cannot be
- * removed.  Lock order: genl_mutex (netlink handlers), then this, then a
- * disk's open_mutex.  May sleep.
+ * removed.  Held only briefly, never across the allocation of a device.
+ * Lock order: this, then a disk's open_mutex.  May sleep.
  */
 void thpswap_devices_lock(void);
 void thpswap_devices_unlock(void);

@@ -196,7 +196,8 @@ void thpswap_events_dev_new(struct thpswap_dev *dev)
 	if (!thpswap_events_listening())
 		return;
 	thpswap_dev_snapshot(dev, &snap);
-	skb = thpswap_nl_dev_msg(&snap, THPSWAP_CMD_DEV_NEW, 0, 0, 0);
+	/* Anyone may listen: no physical address in it. */
+	skb = thpswap_nl_dev_msg(&snap, THPSWAP_CMD_DEV_NEW, 0, 0, 0, false);
 	if (skb)
 		thpswap_events_send(skb);
 }

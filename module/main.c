@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/ctype.h>
 #include <linux/string.h>
 
 #include "control.h"
@@ -20,29 +21,93 @@
 #include "events.h"
 #include "netlink.h"
 
+/*
+ * Loading allocates device memory only when an administrator asked for a
+ * device: any of num_devices, size or backing_phys given (on the command
+ * line of modprobe or insmod, or in modprobe.d).  A plain load, such as
+ * the autoload on a netlink lookup of the family or an open of the control
+ * device, which any user can cause, creates no device.
+ */
+static bool thpswap_params_given;
+
+static int thpswap_param_set_uint(const char *val,
+				  const struct kernel_param *kp)
+{
+	int err = param_set_uint(val, kp);
+
+	if (!err)
+		thpswap_params_given = true;
+	return err;
+}
+
+static int thpswap_param_set_charp(const char *val,
+				   const struct kernel_param *kp)
+{
+	int err = param_set_charp(val, kp);
+
+	if (!err)
+		thpswap_params_given = true;
+	return err;
+}
+
+static const struct kernel_param_ops thpswap_param_uint_ops = {
+	.set = thpswap_param_set_uint,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops thpswap_param_charp_ops = {
+	.set = thpswap_param_set_charp,
+	.get = param_get_charp,
+	.free = param_free_charp,
+};
+
 static unsigned int num_devices = 1;
-module_param(num_devices, uint, 0444);
-MODULE_PARM_DESC(num_devices, "Devices to create at load, 0-64 (default 1)");
+module_param_cb(num_devices, &thpswap_param_uint_ops, &num_devices, 0444);
+MODULE_PARM_DESC(num_devices, "Devices to create at load, 0-64 (default 1 if size or backing_phys is given, else 0)");
 
 static char *size = "1G";
-module_param(size, charp, 0444);
-MODULE_PARM_DESC(size, "Size of each device, K/M/G suffix, rounded down to 2M, at least 4M (default 1G)");
+module_param_cb(size, &thpswap_param_charp_ops, &size, 0444);
+MODULE_PARM_DESC(size, "Size of each device created at load, K/M/G suffix, rounded down to 2M, at least 4M (default 1G); giving it creates num_devices devices");
 
+/* 0400: a physical address is for the administrator only, as in /proc/iomem. */
 static char *backing_phys;
-module_param(backing_phys, charp, 0444);
+module_param_cb(backing_phys, &thpswap_param_charp_ops, &backing_phys, 0400);
 MODULE_PARM_DESC(backing_phys, "Back thpswap0 by [backing_phys, +size) reserved with memmap=SIZE!ADDR, 2M aligned (default: RAM)");
 
-/* Accepts a whole string, optionally with one trailing newline. */
+/*
+ * Accepts a whole string, optionally with one trailing newline: a number
+ * in C notation with an optional K/M/G/T/P/E suffix.  Unlike memparse(),
+ * refuses what does not fit in 64 bits instead of wrapping.
+ */
 static bool __init thpswap_parse_u64(const char *s, u64 *out)
 {
-	char *end;
+	static const char suffixes[] = "KMGTPE";
+	unsigned long long base;
+	const char *suffix;
+	char buf[32];
+	size_t len;
+	int shift = 0;
 
-	*out = memparse(s, &end);
-	if (end == s)
+	len = strlen(s);
+	if (len && s[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(buf))
 		return false;
-	if (*end == '\n')
-		end++;
-	return *end == '\0';
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	/* In hex, E is a digit ("0x1E" is 30): only K-P are suffixes there. */
+	suffix = strchr(suffixes, toupper(buf[len - 1]));
+	if (suffix && len > 1 &&
+	    !(isxdigit(buf[len - 1]) && !strncasecmp(buf, "0x", 2))) {
+		shift = 10 * (suffix - suffixes + 1);
+		buf[--len] = '\0';
+	}
+	if (kstrtoull(buf, 0, &base))
+		return false;
+	if (shift && base > (U64_MAX >> shift))
+		return false;
+	*out = base << shift;
+	return true;
 }
 
 static int __init thpswap_parse_params(u64 *dev_size, phys_addr_t *phys)
@@ -71,7 +136,7 @@ static int __init thpswap_parse_params(u64 *dev_size, phys_addr_t *phys)
 	*phys = 0;
 	if (backing_phys && *backing_phys) {
 		if (!thpswap_parse_u64(backing_phys, &v) ||
-		    v != (phys_addr_t)v) {
+		    v > (u64)(phys_addr_t)~0) {
 			pr_err("backing_phys=%s: not a physical address (e.g. 0x100000000 or 4G)\n",
 			       backing_phys);
 			return -EINVAL;
@@ -97,6 +162,9 @@ static int __init thpswap_init(void)
 	err = thpswap_parse_params(&dev_size, &phys);
 	if (err)
 		return err;
+
+	if (!thpswap_params_given)
+		num_devices = 0;
 
 	thpswap_debugfs_init();
 	err = thpswap_devices_init();

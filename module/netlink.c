@@ -10,8 +10,14 @@
  * extack message naming the attribute.  Replies are built from
  * thpswap_dev_snapshot(), the same snapshot the ioctls copy.
  *
- * The family is not parallel_ops: handlers run under genl_mutex, and take
- * the device table lock inside it.
+ * The family is parallel_ops: handlers do not run under genl_mutex, so a
+ * DEV_ADD allocating and zeroing gigabytes holds up no other generic
+ * netlink family (nlctrl lookups, WireGuard, nbd...).  They take the
+ * device table lock themselves, and creation does not hold even that
+ * across the allocation (thpswap_dev_create()).
+ *
+ * Physical addresses (THPSWAP_A_DEV_BACKING_PHYS) go only to a socket
+ * that is netlink_capable() of CAP_SYS_ADMIN, never into notifications.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -72,7 +78,7 @@ cancel:
 }
 
 static int thpswap_nl_put_dev(struct sk_buff *skb,
-			      const struct thpswap_dev_snap *s)
+			      const struct thpswap_dev_snap *s, bool show_phys)
 {
 	char name[DISK_NAME_LEN];
 
@@ -82,7 +88,7 @@ static int thpswap_nl_put_dev(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, THPSWAP_A_DEV_SIZE, s->size,
 			      THPSWAP_A_PAD) ||
 	    nla_put_u32(skb, THPSWAP_A_DEV_BACKING, s->backing) ||
-	    (s->backing == THPSWAP_BACKING_MEMMAP &&
+	    (s->backing == THPSWAP_BACKING_MEMMAP && show_phys &&
 	     nla_put_u64_64bit(skb, THPSWAP_A_DEV_BACKING_PHYS,
 			       s->backing_phys, THPSWAP_A_PAD)) ||
 	    nla_put_u32(skb, THPSWAP_A_DEV_FLAGS, s->flags) ||
@@ -95,7 +101,8 @@ static int thpswap_nl_put_dev(struct sk_buff *skb,
 }
 
 struct sk_buff *thpswap_nl_dev_msg(const struct thpswap_dev_snap *snap,
-				   u8 cmd, u32 portid, u32 seq, int flags)
+				   u8 cmd, u32 portid, u32 seq, int flags,
+				   bool show_phys)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -105,7 +112,7 @@ struct sk_buff *thpswap_nl_dev_msg(const struct thpswap_dev_snap *snap,
 	if (!skb)
 		return NULL;
 	hdr = genlmsg_put(skb, portid, seq, &thpswap_genl_family, flags, cmd);
-	if (!hdr || thpswap_nl_put_dev(skb, snap)) {
+	if (!hdr || thpswap_nl_put_dev(skb, snap, show_phys)) {
 		nlmsg_free(skb);
 		return NULL;
 	}
@@ -206,13 +213,13 @@ static int thpswap_nl_snapshot(struct genl_info *info,
 	return 0;
 }
 
-static int thpswap_nl_reply_dev(struct genl_info *info, u8 cmd,
-				const struct thpswap_dev_snap *snap)
+static int thpswap_nl_reply_dev(struct sk_buff *req, struct genl_info *info,
+				u8 cmd, const struct thpswap_dev_snap *snap)
 {
 	struct sk_buff *skb;
 
 	skb = thpswap_nl_dev_msg(snap, cmd, info->snd_portid, info->snd_seq,
-				 0);
+				 0, netlink_capable(req, CAP_SYS_ADMIN));
 	if (!skb)
 		return -ENOMEM;
 	return genlmsg_reply(skb, info);
@@ -227,7 +234,7 @@ static int thpswap_nl_dev_get_doit(struct sk_buff *skb,
 	err = thpswap_nl_snapshot(info, &snap);
 	if (err)
 		return err;
-	return thpswap_nl_reply_dev(info, THPSWAP_CMD_DEV_GET, &snap);
+	return thpswap_nl_reply_dev(skb, info, THPSWAP_CMD_DEV_GET, &snap);
 }
 
 /*
@@ -237,6 +244,7 @@ static int thpswap_nl_dev_get_doit(struct sk_buff *skb,
 static int thpswap_nl_dev_get_dumpit(struct sk_buff *skb,
 				     struct netlink_callback *cb)
 {
+	bool show_phys = netlink_capable(cb->skb, CAP_SYS_ADMIN);
 	struct thpswap_dev_snap snap;
 	struct thpswap_dev *dev;
 	int index = cb->args[0];
@@ -258,7 +266,7 @@ static int thpswap_nl_dev_get_dumpit(struct sk_buff *skb,
 		if (!hdr)
 			break;
 		genl_dump_check_consistent(cb, hdr);
-		if (thpswap_nl_put_dev(skb, &snap)) {
+		if (thpswap_nl_put_dev(skb, &snap, show_phys)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -281,6 +289,7 @@ static int thpswap_nl_dev_add_doit(struct sk_buff *skb,
 	struct thpswap_dev *dev;
 	struct nlattr *bad;
 	int err, index;
+	u64 phys;
 
 	err = thpswap_nl_check_sysadmin(skb, info);
 	if (err)
@@ -300,16 +309,16 @@ static int thpswap_nl_dev_add_doit(struct sk_buff *skb,
 	if (cfg.backing == THPSWAP_BACKING_MEMMAP) {
 		if (THPSWAP_NL_REQUIRE(info, THPSWAP_A_DEV_BACKING_PHYS))
 			return -EINVAL;
-		cfg.backing_phys =
-			nla_get_u64(attrs[THPSWAP_A_DEV_BACKING_PHYS]);
-		if (!cfg.backing_phys ||
-		    !IS_ALIGNED(cfg.backing_phys, THPSWAP_CHUNK_SIZE) ||
-		    cfg.backing_phys != (phys_addr_t)cfg.backing_phys) {
+		/* Checked as a u64: phys_addr_t may be narrower. */
+		phys = nla_get_u64(attrs[THPSWAP_A_DEV_BACKING_PHYS]);
+		if (!phys || !IS_ALIGNED(phys, THPSWAP_CHUNK_SIZE) ||
+		    phys > (u64)(phys_addr_t)~0) {
 			NL_SET_ERR_MSG_ATTR(info->extack,
 					    attrs[THPSWAP_A_DEV_BACKING_PHYS],
 					    "THPSWAP_A_DEV_BACKING_PHYS: must be a non-zero, 2 MiB aligned physical address");
 			return -EINVAL;
 		}
+		cfg.backing_phys = phys;
 	} else if (attrs[THPSWAP_A_DEV_BACKING_PHYS]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    attrs[THPSWAP_A_DEV_BACKING_PHYS],
@@ -332,6 +341,13 @@ static int thpswap_nl_dev_add_doit(struct sk_buff *skb,
 			NL_SET_ERR_MSG_ATTR(info->extack,
 					    attrs[THPSWAP_A_DEV_SIZE],
 					    "THPSWAP_A_DEV_SIZE: not enough memory for a device this size");
+			/* The budget's reason, a static string, when it refused. */
+			if (cfg.errmsg && info->extack)
+				info->extack->_msg = cfg.errmsg;
+			break;
+		case -EINTR:
+			NL_SET_ERR_MSG(info->extack,
+				       "interrupted while allocating the device");
 			break;
 		default:
 			bad = attrs[THPSWAP_A_DEV_BACKING_PHYS];
@@ -350,7 +366,7 @@ static int thpswap_nl_dev_add_doit(struct sk_buff *skb,
 	thpswap_devices_unlock();
 	if (!dev)
 		return -ENODEV;
-	return thpswap_nl_reply_dev(info, THPSWAP_CMD_DEV_ADD, &snap);
+	return thpswap_nl_reply_dev(skb, info, THPSWAP_CMD_DEV_ADD, &snap);
 }
 
 /* May sleep.  Maps a remove or reset failure to an extack message. */
@@ -427,11 +443,14 @@ static int thpswap_nl_stats_reset_doit(struct sk_buff *skb,
 
 /*
  * CLUSTERS_GET dump state: the device, the next cluster to report and the
- * end of the requested range.  Each part re-finds the device: it may have
- * been removed (the dump ends with -ENODEV) or replaced (the range is
- * clamped, and the generation check flags the dump).
+ * end of the requested range.  Each part re-finds the device by index and
+ * checks its serial: if it was removed the dump ends with -ENODEV; if
+ * another device took its index, the part says so with NLM_F_DUMP_INTR
+ * and the dump ends there, so two devices' clusters never come back as
+ * one map.
  */
 struct thpswap_nl_clusters_ctx {
+	u64 serial;
 	int index;
 	u32 next;
 	u32 end;
@@ -446,7 +465,8 @@ thpswap_nl_clusters_ctx(struct netlink_callback *cb)
 }
 
 /*
- * Checks the request and sets up @ctx, on the first part of the dump:
+ * Checks the request and sets up @ctx, on the first part of the dump,
+ * with the device table lock held across this and the first part:
  * only there does the 6.1 core hand us an extack (cb->extack is NULL in
  * .start), and an error here reaches the caller in NLMSG_DONE with it.
  * Called with the device table lock held.
@@ -475,6 +495,7 @@ static int thpswap_nl_clusters_begin(struct netlink_callback *cb,
 				    "THPSWAP_A_DEV_INDEX: no such device");
 		return -ENODEV;
 	}
+	ctx->serial = dev->serial;
 	nr = dev->clusters.nr;
 	if (first > nr) {
 		NL_SET_ERR_MSG_ATTR(cb->extack, attrs[THPSWAP_A_CLUSTERS_FIRST],
@@ -543,30 +564,40 @@ static int thpswap_nl_clusters_dumpit(struct sk_buff *skb,
 	u32 gen;
 	int err;
 
-	if (!ctx->started) {
-		thpswap_devices_lock();
-		err = thpswap_nl_clusters_begin(cb, ctx);
-		thpswap_devices_unlock();
-		if (err)
-			return err;
-	}
-	if (ctx->next >= ctx->end)
-		return 0;
-
 	thpswap_devices_lock();
-	dev = thpswap_dev_find(ctx->index);
-	if (!dev) {
-		thpswap_devices_unlock();
-		return -ENODEV;
+	if (!ctx->started) {
+		err = thpswap_nl_clusters_begin(cb, ctx);
+		if (err)
+			goto out_unlock;
 	}
+	err = 0;
+	if (ctx->next >= ctx->end)
+		goto out_unlock;
+	err = -ENODEV;
+	dev = thpswap_dev_find(ctx->index);
+	if (!dev)
+		goto out_unlock;
 	ctx->end = min_t(u32, ctx->end, dev->clusters.nr);
 
+	err = -EMSGSIZE;
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &thpswap_genl_family, NLM_F_MULTI,
 			  THPSWAP_CMD_CLUSTERS_GET);
-	if (!hdr) {
+	if (!hdr)
+		goto out_unlock;
+	if (dev->serial != ctx->serial) {
+		/*
+		 * Another device under the same index: its generation says
+		 * nothing about the first one's.  Flag this part, with no
+		 * runs, and the NLMSG_DONE after it, and stop.
+		 */
 		thpswap_devices_unlock();
-		return -EMSGSIZE;
+		genlmsg_nlhdr(hdr)->nlmsg_flags |= NLM_F_DUMP_INTR;
+		cb->prev_seq = 1;
+		cb->seq = 2;
+		genlmsg_end(skb, hdr);
+		ctx->next = ctx->end;
+		return skb->len;
 	}
 	/* Changes since the previous part flag this one... */
 	gen = thpswap_clusters_generation(&dev->clusters);
@@ -575,8 +606,7 @@ static int thpswap_nl_clusters_dumpit(struct sk_buff *skb,
 	if (nla_put_u32(skb, THPSWAP_A_DEV_INDEX, ctx->index) ||
 	    nla_put_u32(skb, THPSWAP_A_DEV_GENERATION, gen)) {
 		genlmsg_cancel(skb, hdr);
-		thpswap_devices_unlock();
-		return -EMSGSIZE;
+		goto out_unlock;
 	}
 	/* Done or full: either way this part ends here. */
 	thpswap_nl_clusters_fill(skb, dev, ctx);
@@ -587,6 +617,10 @@ static int thpswap_nl_clusters_dumpit(struct sk_buff *skb,
 
 	genlmsg_end(skb, hdr);
 	return skb->len;
+
+out_unlock:
+	thpswap_devices_unlock();
+	return err;
 }
 
 static const struct genl_ops thpswap_genl_ops[] = {
@@ -645,6 +679,8 @@ struct genl_family thpswap_genl_family __ro_after_init = {
 	.n_ops = ARRAY_SIZE(thpswap_genl_ops),
 	.mcgrps = thpswap_genl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(thpswap_genl_mcgrps),
+	/* Not under genl_mutex: see the top of this file. */
+	.parallel_ops = true,
 	/* resv_start_op 0: every command is validated strictly. */
 };
 

@@ -26,9 +26,11 @@ void thpswap_netlink_exit(void);
 /*
  * May sleep (GFP_KERNEL).  A whole message describing a device (the
  * DEV_GET reply attributes) with command @cmd, or NULL without memory.
+ * The physical address of a memmap range is in it only if @show_phys.
  */
 struct sk_buff *thpswap_nl_dev_msg(const struct thpswap_dev_snap *snap,
-				   u8 cmd, u32 portid, u32 seq, int flags);
+				   u8 cmd, u32 portid, u32 seq, int flags,
+				   bool show_phys);
 /* May sleep.  The DEV_DEL notification of device @index, or NULL. */
 struct sk_buff *thpswap_nl_dev_del_msg(int index);
 /* Does not sleep.  Appends one THPSWAP_A_RUN nest; 0 or -EMSGSIZE. */

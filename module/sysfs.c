@@ -8,17 +8,24 @@
  *               appended.
  * clusters      "total N", then "free N", "huge N", "split N", "small N".
  * reset_stats   write "1" to zero the counters (not the cluster states).
- * copy_bw_mbps  reading measures memcpy_flushcache bandwidth (~50 ms),
- *               integer MB/s, 1 MB = 10^6 bytes.
- * backing       "ram" or "memmap 0x<physical address>".
+ * copy_bw_mbps  memcpy_flushcache bandwidth into the store, integer MB/s
+ *               (1 MB = 10^6 bytes), measured once when the device was
+ *               created: reading costs nothing.
+ * backing       "ram", or "memmap 0x<physical address>" to a reader with
+ *               CAP_SYS_ADMIN and "memmap" to anyone else (as /proc/iomem
+ *               hides addresses).
  * copy_read_bw_mbps  reading measures the swap-in copy, 2 MiB read in the
  *               4 KiB pieces of the read path (~50 ms), integer MB/s;
  *               root only (0400), as each read costs 50 ms of CPU.
+ *
+ * Every file but copy_read_bw_mbps (root only) is read without allocating
+ * or taking a lock beyond what the snapshot functions take.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -65,6 +72,13 @@ static ssize_t reset_stats_store(struct device *d,
 				 struct device_attribute *attr,
 				 const char *buf, size_t count)
 {
+	/*
+	 * The mode (0200) admits uid 0, which a process may have without
+	 * privilege (root of a user namespace set up by root): ask for the
+	 * capability, as the ioctl and netlink resets do.
+	 */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
 	thpswap_stats_reset(thpswap_dev_of(d));
@@ -75,13 +89,8 @@ static DEVICE_ATTR_WO(reset_stats);
 static ssize_t copy_bw_mbps_show(struct device *d,
 				 struct device_attribute *attr, char *buf)
 {
-	u64 mbps;
-	int err;
-
-	err = thpswap_backing_copy_bw(&thpswap_dev_of(d)->backing, &mbps);
-	if (err)
-		return err;
-	return sysfs_emit(buf, "%llu\n", mbps);
+	return sysfs_emit(buf, "%llu\n",
+			  thpswap_dev_of(d)->backing.copy_bw_mbps);
 }
 static DEVICE_ATTR_RO(copy_bw_mbps);
 
@@ -103,9 +112,12 @@ static ssize_t backing_show(struct device *d, struct device_attribute *attr,
 {
 	const struct thpswap_backing *b = &thpswap_dev_of(d)->backing;
 
-	if (b->kind == THPSWAP_BACKING_MEMMAP)
-		return sysfs_emit(buf, "memmap 0x%llx\n", (u64)b->phys);
-	return sysfs_emit(buf, "ram\n");
+	if (b->kind != THPSWAP_BACKING_MEMMAP)
+		return sysfs_emit(buf, "ram\n");
+	/* Checked against the reader, as /proc/iomem and %pK do. */
+	if (!capable(CAP_SYS_ADMIN))
+		return sysfs_emit(buf, "memmap\n");
+	return sysfs_emit(buf, "memmap 0x%llx\n", (u64)b->phys);
 }
 static DEVICE_ATTR_RO(backing);
 

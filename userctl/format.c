@@ -236,7 +236,8 @@ void json_dev(struct json *j, const char *key, const struct tsw_dev *d)
 	json_u64(j, "index", d->index);
 	json_u64(j, "size", d->size);
 	json_str(j, "backing", d->memmap ? "memmap" : "ram");
-	if (d->memmap)
+	/* 0: the kernel hides it from callers without CAP_SYS_ADMIN. */
+	if (d->memmap && d->memmap_addr)
 		json_u64(j, "memmap_addr", d->memmap_addr);
 	else
 		json_null(j, "memmap_addr");
@@ -297,7 +298,7 @@ void dump_dev(FILE *f, const struct tsw_dev *d)
 
 	fprintf(f, "%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t", d->name, d->index, d->size,
 		d->memmap ? "memmap" : "ram");
-	if (d->memmap)
+	if (d->memmap && d->memmap_addr)
 		fprintf(f, "0x%" PRIx64, d->memmap_addr);
 	else
 		fputc('-', f);
@@ -403,8 +404,10 @@ void print_stats(FILE *f, const struct tsw_dev *d)
 
 	fmt_bytes(d->size, a, sizeof(a));
 	fprintf(f, "%s%s%s: %s, ", color_bold(), d->name, color_reset(), a);
-	if (d->memmap)
+	if (d->memmap && d->memmap_addr)
 		fprintf(f, "memmap at 0x%" PRIx64 ", ", d->memmap_addr);
+	else if (d->memmap)
+		fputs("memmap (address shown to root only), ", f);
 	else
 		fputs("RAM, ", f);
 	if (d->swap_active) {

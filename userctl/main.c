@@ -16,6 +16,8 @@
 #include "commands.h"
 #include "thpswapctl.h"
 
+#include <linux/thpswap.h>
+
 /* The Makefile passes dkms.conf's PACKAGE_VERSION: module, CLI and packages share it. */
 #ifndef THPSWAPCTL_VERSION
 #define THPSWAPCTL_VERSION "unknown"
@@ -207,7 +209,8 @@ static int parse_options(int argc, char **argv, bool *help)
 		case LO_INDEX:
 			opt.seen |= O_INDEX;
 			if (parse_dev(optarg, &opt.index))
-				return usage_err("bad index '%s'", optarg);
+				return usage_err("bad index '%s': want 0-%d", optarg,
+						 THPSWAP_MAX_DEVICES - 1);
 			break;
 		case LO_RANGE:
 			opt.seen |= O_RANGE;
@@ -302,6 +305,10 @@ int main(int argc, char **argv)
 			return usage_err("'%s' is not a device: use thpswapN, /dev/thpswapN or N",
 					 argv[1]);
 	}
+
+	/* Bad usage is said before the transport may load the module. */
+	if (cmd->fn == cmd_add && !(opt.seen & O_SIZE))
+		return usage_err("'add' needs --size SIZE");
 
 	tp = transport_select(opt.ioctl);
 	/* setup and teardown read their file and load the module before opening it. */

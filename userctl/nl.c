@@ -593,11 +593,22 @@ static int on_event(struct nl_msg *msg, void *arg)
 
 	if (nlh->nlmsg_type != family)
 		return NL_SKIP;
+	/*
+	 * Any process may unicast to our socket: only the kernel (port id 0)
+	 * speaks for thpswap, and only well-formed attributes are read.
+	 */
+	if (nlmsg_get_src(msg)->nl_pid != 0 ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return NL_SKIP;
 	attrs = attrs_of(nlh, &len);
 	nla_for_each_attr(a, attrs, len, rem) {
-		if (nla_type(a) == THPSWAP_A_DEV_INDEX)
+		if (nla_type(a) == THPSWAP_A_DEV_INDEX) {
+			if (nla_len(a) != sizeof(uint32_t))
+				return NL_SKIP;
 			ev.index = nla_get_u32(a);
-		else if (nla_type(a) == THPSWAP_A_EVENTS_DROPPED) {
+		} else if (nla_type(a) == THPSWAP_A_EVENTS_DROPPED) {
+			if (nla_len(a) != sizeof(uint64_t))
+				return NL_SKIP;
 			dropped = nla_get_u64(a);
 			has_dropped = true;
 		}

@@ -39,7 +39,8 @@ static int parse_index(const char *s, uint32_t *index)
 		if (!isdigit((unsigned char)*s))
 			return -EINVAL;
 		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > UINT32_MAX)
+		/* No device can have it: refuse here, the same on both transports. */
+		if (v >= THPSWAP_MAX_DEVICES)
 			return -ERANGE;
 	}
 	*index = (uint32_t)v;

@@ -52,6 +52,7 @@ if modprobe thpswap size=banana 2>/dev/null; then
 else
 	ok "modprobe with size=banana refused"
 fi
-check "default load gives one 1 GiB device" sh -c 'modprobe thpswap && test "$(cat /sys/block/thpswap0/size)" -eq 2097152 && test ! -e /dev/thpswap1 && rmmod thpswap'
+check "plain load creates no device (an autoload must not allocate)" sh -c 'modprobe thpswap && test ! -e /dev/thpswap0 && rmmod thpswap'
+check "num_devices=1 alone gives one 1 GiB device" sh -c 'modprobe thpswap num_devices=1 && test "$(cat /sys/block/thpswap0/size)" -eq 2097152 && test ! -e /dev/thpswap1 && rmmod thpswap'
 echo "1..$n"
 [ "$failed" -eq 0 ]

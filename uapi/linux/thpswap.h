@@ -155,7 +155,11 @@ struct thpswap_ioc_info {
 	__u64 bytes;		/* out: device size */
 	__u32 backing;		/* out: enum thpswap_backing_kind */
 	__u32 flags;		/* out: THPSWAP_INFO_F_* */
-	__u64 backing_phys;	/* out: MEMMAP: start of the range, else 0 */
+	/*
+	 * out: MEMMAP: start of the range, else 0; 0 too unless the caller
+	 * has CAP_SYS_ADMIN (addresses are hidden as in /proc/iomem)
+	 */
+	__u64 backing_phys;
 	__u64 nr_clusters;	/* out: bytes / 2 MiB */
 	__u64 generation;	/* out: cluster map generation, see below */
 	__u64 reserved[4];	/* out: zero */
@@ -248,7 +252,8 @@ struct thpswap_ioc_clusters {
  *             THPSWAP_A_DEV_NAME                string "thpswapN"
  *             THPSWAP_A_DEV_SIZE                u64 bytes
  *             THPSWAP_A_DEV_BACKING             u32 enum thpswap_backing_kind
- *             THPSWAP_A_DEV_BACKING_PHYS        u64, MEMMAP only
+ *             THPSWAP_A_DEV_BACKING_PHYS        u64, MEMMAP only, and only
+ *                                               to CAP_SYS_ADMIN
  *             THPSWAP_A_DEV_FLAGS               u32 THPSWAP_INFO_F_*
  *             THPSWAP_A_DEV_NR_CLUSTERS         u64
  *             THPSWAP_A_DEV_GENERATION          u32
@@ -292,7 +297,8 @@ struct thpswap_ioc_clusters {
  *
  * Notifications, multicast group "events" (built only while someone
  * listens):
- * THPSWAP_CMD_DEV_NEW: as DEV_GET reply, a device was added
+ * THPSWAP_CMD_DEV_NEW: as DEV_GET reply, a device was added (never with
+ *   THPSWAP_A_DEV_BACKING_PHYS: anyone may listen)
  * THPSWAP_CMD_DEV_DEL: see above, a device was removed
  * THPSWAP_CMD_CLUSTER_CHANGE: clusters changed state; sent at most every
  *   ~100 ms per device, naming each cluster that changed with its state at

@@ -159,7 +159,11 @@ int main(void)
 	dev("thpswap12", 0, 12);
 	dev("/dev/thpswap3", 0, 3);
 	dev("/some/where/thpswap4", 0, 4);
-	dev("4294967295", 0, 4294967295U);
+	dev("63", 0, 63);
+	/* No device can have these: refused before any transport sees them. */
+	dev("64", 1, 0);
+	dev("thpswap64", 1, 0);
+	dev("4294967295", 1, 0);
 	dev("4294967296", 1, 0);
 	dev("", 1, 0);
 	dev("thpswap", 1, 0);
