@@ -154,6 +154,14 @@ static void parse_device_line(struct conf *c, int line, const char *name, char *
 	char *tok;
 	int before = c->errors;
 
+	/* thpswapN with N out of range gets its own message. */
+	if (!strncmp(name, "thpswap", 7) && name[7] >= '0' && name[7] <= '9' &&
+	    strspn(name + 7, "0123456789") == strlen(name + 7) &&
+	    (strlen(name + 7) > 9 || strtoul(name + 7, NULL, 10) >= THPSWAP_MAX_DEVICES)) {
+		conf_err(c, line, "%s: devices are thpswap0 to thpswap%d", name,
+			 THPSWAP_MAX_DEVICES - 1);
+		return;
+	}
 	if (strncmp(name, "thpswap", 7) || parse_dev(name, &index)) {
 		conf_err(c, line, "'%s' is neither a device (thpswapN) nor 'module'", name);
 		return;
