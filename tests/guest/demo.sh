@@ -36,4 +36,6 @@ reads=$(sed -n 's/^cycle=.* dev_thp_reads=\([0-9-]*\) dev_page_reads=\([0-9-]*\)
 result=$(sed -n 's/^result=\([a-z]*\).*/\1/p' /tmp/demo.out)
 swapoff /dev/thpswap0
 rmmod thpswap
-echo "DEMO kernel=$label thp_swpout=$((out1 - out0)) thp_swpin=${in1:+$((in1 - in0))}${in1:-n/a} pswpin=$((ps1 - ps0)) reads=$reads kept_pct=$((after * 100 / before)) result=$result"
+swpin=n/a
+[ -n "$in1" ] && swpin=$((in1 - in0))
+echo "DEMO kernel=$label thp_swpout=$((out1 - out0)) thp_swpin=$swpin pswpin=$((ps1 - ps0)) reads=$reads kept_pct=$((after * 100 / before)) result=$result"
