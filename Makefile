@@ -87,9 +87,11 @@ demo:
 bench:
 	bench/run
 	bench/latency
+	bench/programs
 
 bench-quick:
 	bench/run --quick
+	bench/programs --quick
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
