@@ -36,19 +36,9 @@
 
 #include "kselftest_harness.h"
 #include "../lib.h"
+#include "swapin.h"
 
 #define TEST_TIMEOUT	900
-
-static size_t scaled(size_t bytes)
-{
-	const char *d = getenv("THPSWAP_TEST_DIV");
-	size_t div = d ? strtoul(d, NULL, 10) : 1;
-
-	if (!div)
-		div = 1;
-	bytes /= div;
-	return bytes < 8 * THP_SIZE ? 8 * THP_SIZE : bytes & ~(THP_SIZE - 1);
-}
 
 /* Pages the buddy allocator handed out, all zones. */
 static long long pgalloc(void)
@@ -66,31 +56,6 @@ static long long pgalloc(void)
 			sum += v;
 	}
 	return sum;
-}
-
-/* Fill @bytes of THPs and swap them out whole; NULL if that did not happen. */
-static char *thp_out(struct __test_metadata *_metadata, size_t bytes,
-		     uint64_t seed)
-{
-	char *mem = thp_alloc(bytes);
-
-	if (!mem)
-		return NULL;
-	pattern_fill(mem, bytes, seed, 0);
-	if (smaps_range_kb(mem, bytes, "AnonHugePages") !=
-	    (long long)(bytes / KiB)) {
-		TH_LOG("not all of %zu kB are THPs", bytes / KiB);
-		thp_free(mem, bytes);
-		return NULL;
-	}
-	if (madvise(mem, bytes, MADV_PAGEOUT) ||
-	    smaps_range_kb(mem, bytes, "Swap") != (long long)(bytes / KiB)) {
-		TH_LOG("MADV_PAGEOUT did not swap all of %zu kB out",
-		       bytes / KiB);
-		thp_free(mem, bytes);
-		return NULL;
-	}
-	return mem;
 }
 
 struct racer {
@@ -112,6 +77,33 @@ static void *racer_fn(void *arg)
 		(void)*p;
 	}
 	return NULL;
+}
+
+/*
+ * @nt threads start on a barrier; thread i touches one word of each THP of
+ * [@mem + i * @spread, + @bytes), at offset @off + i * @step into each.
+ * Returns 0 once all have joined.
+ */
+static int run_racers(int nt, char *mem, size_t bytes, size_t spread,
+		      size_t off, size_t step)
+{
+	struct racer r[nt];
+	pthread_barrier_t bar;
+	pthread_t th[nt];
+	int i;
+
+	pthread_barrier_init(&bar, NULL, nt);
+	for (i = 0; i < nt; i++) {
+		r[i] = (struct racer){ &bar, mem + i * spread, bytes,
+				       off + i * step };
+		/* The ones started wait on the barrier until the test exits. */
+		if (pthread_create(&th[i], NULL, racer_fn, &r[i]))
+			return -1;
+	}
+	for (i = 0; i < nt; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&bar);
+	return 0;
 }
 
 FIXTURE(race) {
@@ -142,30 +134,19 @@ TEST_F_TIMEOUT(race, same_thp, TEST_TIMEOUT)
 	const size_t bytes = scaled(64 * THP_SIZE);
 	const long long thps = bytes / THP_SIZE;
 	const uint64_t seed = 0x5a3e7badULL;
-	struct racer r[NT];
-	pthread_barrier_t bar;
-	pthread_t th[NT];
 	long long in0, fb0, al0, in1, fb1, al1;
-	int i;
 	char *mem;
 
 	mem = thp_out(_metadata, bytes, seed);
 	ASSERT_NE(NULL, mem);
-	pthread_barrier_init(&bar, NULL, NT);
 	in0 = vmstat_get("thp_swpin");
 	fb0 = vmstat_get("thp_swpin_fallback");
 	al0 = pgalloc();
-	for (i = 0; i < NT; i++) {
-		/* All threads on the same THP at once, each at its own page. */
-		r[i] = (struct racer){ &bar, mem, bytes, i * 129 * PAGE_SZ };
-		ASSERT_EQ(0, pthread_create(&th[i], NULL, racer_fn, &r[i]));
-	}
-	for (i = 0; i < NT; i++)
-		pthread_join(th[i], NULL);
+	/* All threads on the same THP at once, each at its own page. */
+	ASSERT_EQ(0, run_racers(NT, mem, bytes, 0, 0, 129 * PAGE_SZ));
 	al1 = pgalloc();
 	in1 = vmstat_get("thp_swpin");
 	fb1 = vmstat_get("thp_swpin_fallback");
-	pthread_barrier_destroy(&bar);
 	TH_LOG("%lld THPs, %d threads: thp_swpin +%lld, fallback +%lld, pages allocated %lld (%.2f THPs per THP)",
 	       thps, NT, in1 - in0, fb1 - fb0, al1 - al0,
 	       (double)(al1 - al0) / 512 / thps);
@@ -187,27 +168,16 @@ TEST_F_TIMEOUT(race, distinct_thps, TEST_TIMEOUT)
 	const size_t per = scaled(32 * THP_SIZE);
 	const size_t bytes = NT * per;
 	const uint64_t seed = 0xd157177cULL;
-	struct racer r[NT];
-	pthread_barrier_t bar;
-	pthread_t th[NT];
 	long long in0, fb0, in1, fb1;
-	int i;
 	char *mem;
 
 	mem = thp_out(_metadata, bytes, seed);
 	ASSERT_NE(NULL, mem);
-	pthread_barrier_init(&bar, NULL, NT);
 	in0 = vmstat_get("thp_swpin");
 	fb0 = vmstat_get("thp_swpin_fallback");
-	for (i = 0; i < NT; i++) {
-		r[i] = (struct racer){ &bar, mem + i * per, per, 4242 * 8 };
-		ASSERT_EQ(0, pthread_create(&th[i], NULL, racer_fn, &r[i]));
-	}
-	for (i = 0; i < NT; i++)
-		pthread_join(th[i], NULL);
+	ASSERT_EQ(0, run_racers(NT, mem, per, per, 4242 * 8, 0));
 	in1 = vmstat_get("thp_swpin");
 	fb1 = vmstat_get("thp_swpin_fallback");
-	pthread_barrier_destroy(&bar);
 	TH_LOG("%zu THPs in %d threads: thp_swpin +%lld, fallback +%lld",
 	       bytes / THP_SIZE, NT, in1 - in0, fb1 - fb0);
 	EXPECT_EQ((long long)(bytes / THP_SIZE), in1 - in0);

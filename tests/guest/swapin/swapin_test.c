@@ -27,23 +27,13 @@
 
 #include "kselftest_harness.h"
 #include "../lib.h"
+#include "swapin.h"
 
 #define TEST_TIMEOUT	900
 #define KNOB		"/sys/kernel/mm/transparent_hugepage/swapin_enabled"
 #define KHUGEPAGED	"/sys/kernel/mm/transparent_hugepage/khugepaged/"
 #define DEFRAG		"/sys/kernel/mm/transparent_hugepage/defrag"
 #define CG_ROOT		"/sys/fs/cgroup"
-
-static size_t scaled(size_t bytes)
-{
-	const char *d = getenv("THPSWAP_TEST_DIV");
-	size_t div = d ? strtoul(d, NULL, 10) : 1;
-
-	if (!div)
-		div = 1;
-	bytes /= div;
-	return bytes < 8 * THP_SIZE ? 8 * THP_SIZE : bytes & ~(THP_SIZE - 1);
-}
 
 struct in_snap {
 	long long thp_swpin, fallback, pswpin, dev_thp_reads, dev_page_reads;
@@ -66,32 +56,6 @@ static void in_delta(struct in_snap *d, const struct in_snap *a,
 	d->pswpin = b->pswpin - a->pswpin;
 	d->dev_thp_reads = b->dev_thp_reads - a->dev_thp_reads;
 	d->dev_page_reads = b->dev_page_reads - a->dev_page_reads;
-}
-
-/* A fresh region of @bytes, filled and PMD-mapped, then swapped out whole. */
-static char *thp_out(struct __test_metadata *_metadata, size_t bytes,
-		     uint64_t seed)
-{
-	char *mem = thp_alloc(bytes);
-	long long kb;
-
-	if (!mem)
-		return NULL;
-	pattern_fill(mem, bytes, seed, 0);
-	kb = smaps_range_kb(mem, bytes, "AnonHugePages");
-	if (kb != (long long)(bytes / KiB)) {
-		TH_LOG("AnonHugePages %lld kB of %zu: no THPs", kb, bytes / KiB);
-		thp_free(mem, bytes);
-		return NULL;
-	}
-	if (madvise(mem, bytes, MADV_PAGEOUT) ||
-	    smaps_range_kb(mem, bytes, "Swap") != (long long)(bytes / KiB)) {
-		TH_LOG("MADV_PAGEOUT did not swap all of %zu kB out",
-		       bytes / KiB);
-		thp_free(mem, bytes);
-		return NULL;
-	}
-	return mem;
 }
 
 static uint64_t verify(struct __test_metadata *_metadata, const char *what,

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the swap-in kselftests (swapin_test.c, swapin_race_test.c);
+ * include after kselftest_harness.h and ../lib.h.
+ */
+#ifndef THPSWAP_SWAPIN_H
+#define THPSWAP_SWAPIN_H
+
+#include <stdlib.h>
+
+/* @bytes divided by THPSWAP_TEST_DIV, in whole THPs, at least 8 of them. */
+static size_t scaled(size_t bytes)
+{
+	const char *d = getenv("THPSWAP_TEST_DIV");
+	size_t div = d ? strtoul(d, NULL, 10) : 1;
+
+	if (!div)
+		div = 1;
+	bytes /= div;
+	return bytes < 8 * THP_SIZE ? 8 * THP_SIZE : bytes & ~(THP_SIZE - 1);
+}
+
+/* A fresh region of @bytes, filled and PMD-mapped, then swapped out whole. */
+static char *thp_out(struct __test_metadata *_metadata, size_t bytes,
+		     uint64_t seed)
+{
+	char *mem = thp_alloc(bytes);
+	long long kb;
+
+	if (!mem)
+		return NULL;
+	pattern_fill(mem, bytes, seed, 0);
+	kb = smaps_range_kb(mem, bytes, "AnonHugePages");
+	if (kb != (long long)(bytes / KiB)) {
+		TH_LOG("AnonHugePages %lld kB of %zu: no THPs", kb, bytes / KiB);
+		thp_free(mem, bytes);
+		return NULL;
+	}
+	if (madvise(mem, bytes, MADV_PAGEOUT) ||
+	    smaps_range_kb(mem, bytes, "Swap") != (long long)(bytes / KiB)) {
+		TH_LOG("MADV_PAGEOUT did not swap all of %zu kB out",
+		       bytes / KiB);
+		thp_free(mem, bytes);
+		return NULL;
+	}
+	return mem;
+}
+
+#endif
