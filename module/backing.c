@@ -13,6 +13,9 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/numa.h>
+#include <linux/vmstat.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -29,6 +32,10 @@
  *	fragmented machine, and we print our own message with the numbers.
  * __GFP_RETRY_MAYFAIL: do try hard (reclaim, compaction) to find 2 MiB
  *	contiguous, but fail rather than OOM-kill someone for a swap device.
+ * __GFP_THISNODE, added when a node is given: the chunks must come from
+ *	that node and no other.  A device meant to live on a far (CXL) node
+ *	that quietly took its memory from node 0 would free nothing there
+ *	by swapping; better to fail and say so.
  */
 #define THPSWAP_CHUNK_GFP \
 	(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
@@ -51,11 +58,21 @@ static int thpswap_alloc_ram_chunks(struct thpswap_backing *b)
 	unsigned long i;
 	struct page *page;
 
+	gfp_t gfp = THPSWAP_CHUNK_GFP;
+
 	/*
 	 * Refuse up front what cannot possibly fit, rather than reclaiming
 	 * the whole machine to find out.
 	 */
-	if (b->size > (u64)totalram_pages() << PAGE_SHIFT) {
+	if (b->node != NUMA_NO_NODE) {
+		gfp |= __GFP_THISNODE;
+		if (b->size > thpswap_node_managed_bytes(b->node)) {
+			pr_err("cannot allocate %llu MiB of RAM on node %d: it has %llu MiB\n",
+			       b->size >> 20, b->node,
+			       thpswap_node_managed_bytes(b->node) >> 20);
+			return -ENOMEM;
+		}
+	} else if (b->size > (u64)totalram_pages() << PAGE_SHIFT) {
 		pr_err("cannot allocate %llu MiB of RAM: the machine has %lu MiB\n",
 		       b->size >> 20, totalram_pages() >> (20 - PAGE_SHIFT));
 		return -ENOMEM;
@@ -64,10 +81,13 @@ static int thpswap_alloc_ram_chunks(struct thpswap_backing *b)
 	for (i = 0; i < b->nr_chunks; i++) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		page = alloc_pages(THPSWAP_CHUNK_GFP, THPSWAP_CHUNK_ORDER);
+		/* NUMA_NO_NODE: the local node first, as alloc_pages(). */
+		page = alloc_pages_node(b->node, gfp, THPSWAP_CHUNK_ORDER);
 		if (!page) {
-			pr_err("cannot allocate %llu MiB of RAM in 2 MiB chunks: got %lu of %lu chunks\n",
-			       b->size >> 20, i, b->nr_chunks);
+			pr_err("cannot allocate %llu MiB of RAM in 2 MiB chunks%s: got %lu of %lu chunks\n",
+			       b->size >> 20,
+			       b->node != NUMA_NO_NODE ? " on that node" : "",
+			       i, b->nr_chunks);
 			return -ENOMEM;
 		}
 		b->chunks[i] = page_address(page);
@@ -149,9 +169,31 @@ static void thpswap_unmap_memmap(struct thpswap_backing *b)
 static int thpswap_measure_copy_bw(struct thpswap_backing *b);
 static int thpswap_zero_memmap(struct thpswap_backing *b);
 
+u64 thpswap_node_managed_bytes(int node)
+{
+	pg_data_t *pgdat = NODE_DATA(node);
+	unsigned long pages = 0;
+	int i;
+
+	for (i = 0; i < MAX_NR_ZONES; i++)
+		pages += zone_managed_pages(&pgdat->node_zones[i]);
+	return (u64)pages << PAGE_SHIFT;
+}
+
+u64 thpswap_node_free_bytes(int node)
+{
+	pg_data_t *pgdat = NODE_DATA(node);
+	unsigned long pages = 0;
+	int i;
+
+	for (i = 0; i < MAX_NR_ZONES; i++)
+		pages += zone_page_state(&pgdat->node_zones[i], NR_FREE_PAGES);
+	return (u64)pages << PAGE_SHIFT;
+}
+
 int thpswap_backing_init(struct thpswap_backing *b,
 			 enum thpswap_backing_kind kind, u64 size,
-			 phys_addr_t phys)
+			 phys_addr_t phys, int node)
 {
 	int err;
 
@@ -162,6 +204,7 @@ int thpswap_backing_init(struct thpswap_backing *b,
 	b->kind = kind;
 	b->size = size;
 	b->phys = phys;
+	b->node = kind == THPSWAP_BACKING_RAM ? node : NUMA_NO_NODE;
 	b->nr_chunks = size >> THPSWAP_CHUNK_SHIFT;
 	b->chunks = kvcalloc(b->nr_chunks, sizeof(*b->chunks), GFP_KERNEL);
 	if (!b->chunks)

@@ -31,6 +31,12 @@
  */
 struct thpswap_backing {
 	enum thpswap_backing_kind kind;
+	/*
+	 * RAM only: the NUMA node every chunk was taken from (the chunks of
+	 * a CXL expander's CPU-less node, say), or NUMA_NO_NODE for
+	 * anywhere.  NUMA_NO_NODE for MEMMAP.
+	 */
+	int node;
 	/* Device size in bytes, a multiple of THPSWAP_CHUNK_SIZE. */
 	u64 size;
 	unsigned long nr_chunks;
@@ -50,11 +56,19 @@ struct thpswap_backing {
 /*
  * May sleep: allocates or zeroes the whole store, then measures its copy
  * bandwidth (~50 ms); returns -EINTR early if the caller gets a fatal
- * signal.  Returns 0 or a negative errno (message already printed).
+ * signal.  @node (RAM only) is a node with memory, checked by the caller,
+ * or NUMA_NO_NODE.  Returns 0 or a negative errno (message already
+ * printed).
  */
 int thpswap_backing_init(struct thpswap_backing *b,
 			 enum thpswap_backing_kind kind, u64 size,
-			 phys_addr_t phys);
+			 phys_addr_t phys, int node);
+/*
+ * Do not sleep.  Memory the page allocator manages on @node (which must
+ * be online), and how much of it is free now.
+ */
+u64 thpswap_node_managed_bytes(int node);
+u64 thpswap_node_free_bytes(int node);
 /* May sleep. */
 void thpswap_backing_destroy(struct thpswap_backing *b);
 

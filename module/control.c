@@ -25,6 +25,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/numa.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -83,8 +84,15 @@ static long thpswap_ctl_add(void __user *uarg)
 				    uarg);
 	if (usize < 0)
 		return usize;
-	if (req.flags & ~THPSWAP_ADD_F_ALL ||
+	if (req.flags & ~THPSWAP_ADD_F_ALL || req.pad ||
 	    memchr_inv(req.reserved, 0, sizeof(req.reserved)))
+		return -EINVAL;
+	/* Without the flag, @node was reserved: it must still be zero. */
+	if (!(req.flags & THPSWAP_ADD_F_NODE) && req.node)
+		return -EINVAL;
+	if (req.flags & THPSWAP_ADD_F_NODE &&
+	    (req.node < NUMA_NO_NODE ||
+	     (req.node != NUMA_NO_NODE && req.backing != THPSWAP_BACKING_RAM)))
 		return -EINVAL;
 	if (req.index < -1 || req.index >= THPSWAP_MAX_DEVICES)
 		return -EINVAL;
@@ -102,6 +110,8 @@ static long thpswap_ctl_add(void __user *uarg)
 	cfg.size = req.bytes;
 	cfg.backing = req.backing;
 	cfg.backing_phys = req.backing_phys;
+	cfg.node = req.flags & THPSWAP_ADD_F_NODE ? req.node : NUMA_NO_NODE;
+	/* -ENODEV (no such node, no memory there), -ENOMEM: as netlink's. */
 	err = thpswap_dev_create(&cfg, &index);
 	if (err)
 		return err;
@@ -189,6 +199,7 @@ static long thpswap_ctl_info(struct file *file, void __user *uarg)
 		req.backing_phys = snap.backing_phys;
 	req.nr_clusters = snap.nr_clusters;
 	req.generation = snap.generation;
+	req.node = snap.node;
 	return thpswap_ctl_copy_out(uarg, &req, sizeof(req), usize);
 }
 

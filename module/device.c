@@ -18,6 +18,8 @@
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
 #include <linux/slab.h>
 
 #include "debugfs.h"
@@ -45,9 +47,11 @@ static u32 devices_generation = 1;
 static u64 devices_serial;
 /*
  * Bytes of RAM held or being allocated by RAM-backed devices, those being
- * created included; thpswap_devices_mutex.
+ * created included, in all and per NUMA node for the devices bound to
+ * one; thpswap_devices_mutex.
  */
 static u64 devices_ram;
+static u64 devices_ram_node[MAX_NUMNODES];
 
 /*
  * May sleep; called with @bdev->bd_disk->open_mutex held, which is what
@@ -83,6 +87,37 @@ static int thpswap_check_config(const struct thpswap_dev_config *cfg)
 	if (cfg->backing != THPSWAP_BACKING_RAM &&
 	    cfg->backing != THPSWAP_BACKING_MEMMAP)
 		return -EINVAL;
+	if (cfg->node < NUMA_NO_NODE)
+		return -EINVAL;
+	if (cfg->backing != THPSWAP_BACKING_RAM && cfg->node != NUMA_NO_NODE)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Does not sleep.  A node given for a RAM backing must exist and have
+ * memory: -ENODEV with @cfg->errmsg otherwise.  A node that is online
+ * stays so while we hold it (offlining needs its memory free first, and
+ * our chunks are unmovable); nothing here races with that beyond a
+ * failed allocation, which is reported as such.
+ */
+static int thpswap_check_node(struct thpswap_dev_config *cfg)
+{
+	int node = cfg->node;
+
+	if (node == NUMA_NO_NODE)
+		return 0;
+	if (node >= MAX_NUMNODES || !node_online(node)) {
+		pr_err("node=%d: no such NUMA node (%d online)\n", node,
+		       num_online_nodes());
+		cfg->errmsg = "THPSWAP_A_DEV_NODE: no such NUMA node";
+		return -ENODEV;
+	}
+	if (!node_state(node, N_MEMORY)) {
+		pr_err("node=%d: the NUMA node has no memory\n", node);
+		cfg->errmsg = "THPSWAP_A_DEV_NODE: the NUMA node has no memory";
+		return -ENODEV;
+	}
 	return 0;
 }
 
@@ -92,9 +127,18 @@ static int thpswap_check_config(const struct thpswap_dev_config *cfg)
  * what is available now less the rest, so that the system keeps a margin
  * of its memory however many devices an administrator asks for.  A swap
  * device that takes the memory it was meant to relieve helps nobody.
+ * A device bound to a node must in addition fit the same rule on that
+ * node alone, counted with the node's managed and free memory (free, not
+ * "available": page cache on a far node is no promise that a 2 MiB chunk
+ * can be had there, and no other node may stand in).
  */
 #define THPSWAP_RAM_SHARE_NUM	3
 #define THPSWAP_RAM_SHARE_DEN	4
+
+/* The extack message of a node the device does not fit on. */
+static const char *const thpswap_node_nomem_msg[] = {
+	"THPSWAP_A_DEV_NODE: not enough free memory on the NUMA node (devices there may take 3/4 of it, leaving 1/4 free)",
+};
 
 /* Called with thpswap_devices_mutex held; -ENOMEM with @cfg->errmsg. */
 static int thpswap_ram_reserve(struct thpswap_dev_config *cfg)
@@ -107,6 +151,21 @@ static int thpswap_ram_reserve(struct thpswap_dev_config *cfg)
 	lockdep_assert_held(&thpswap_devices_mutex);
 	if (cfg->backing != THPSWAP_BACKING_RAM)
 		return 0;
+	if (cfg->node != NUMA_NO_NODE) {
+		u64 ntotal = thpswap_node_managed_bytes(cfg->node);
+		u64 nfree = thpswap_node_free_bytes(cfg->node);
+		u64 nmargin = ntotal - div_u64(ntotal * THPSWAP_RAM_SHARE_NUM,
+					       THPSWAP_RAM_SHARE_DEN);
+
+		if (devices_ram_node[cfg->node] + cfg->size > ntotal - nmargin ||
+		    cfg->size + nmargin > nfree) {
+			pr_err("node=%d: %llu MiB do not fit: the node has %llu MiB, %llu MiB free, %llu MiB held by devices; at most 3/4 of it, keeping 1/4 free\n",
+			       cfg->node, cfg->size >> 20, ntotal >> 20,
+			       nfree >> 20, devices_ram_node[cfg->node] >> 20);
+			cfg->errmsg = thpswap_node_nomem_msg[0];
+			return -ENOMEM;
+		}
+	}
 	if (devices_ram + cfg->size > total - margin) {
 		cfg->errmsg =
 			"THPSWAP_A_DEV_SIZE: not enough memory: RAM devices would pass 3/4 of RAM";
@@ -118,15 +177,21 @@ static int thpswap_ram_reserve(struct thpswap_dev_config *cfg)
 		return -ENOMEM;
 	}
 	devices_ram += cfg->size;
+	if (cfg->node != NUMA_NO_NODE)
+		devices_ram_node[cfg->node] += cfg->size;
 	return 0;
 }
 
 /* Called with thpswap_devices_mutex held. */
-static void thpswap_ram_unreserve(enum thpswap_backing_kind kind, u64 size)
+static void thpswap_ram_unreserve(enum thpswap_backing_kind kind, u64 size,
+				  int node)
 {
 	lockdep_assert_held(&thpswap_devices_mutex);
-	if (kind == THPSWAP_BACKING_RAM)
-		devices_ram -= size;
+	if (kind != THPSWAP_BACKING_RAM)
+		return;
+	devices_ram -= size;
+	if (node != NUMA_NO_NODE)
+		devices_ram_node[node] -= size;
 }
 
 static void thpswap_set_limits(struct request_queue *q)
@@ -211,7 +276,8 @@ static void thpswap_dev_destroy(struct thpswap_dev *dev)
 	cancel_delayed_work_sync(&dev->events_work);
 	put_disk(dev->disk);
 	idr_remove(&thpswap_devices, dev->index);
-	thpswap_ram_unreserve(dev->backing.kind, dev->backing.size);
+	thpswap_ram_unreserve(dev->backing.kind, dev->backing.size,
+			      dev->backing.node);
 	devices_generation++;
 	thpswap_events_dev_del(dev->index);
 	thpswap_dev_free(dev);
@@ -223,6 +289,9 @@ int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index)
 	int start, end, err;
 
 	err = thpswap_check_config(cfg);
+	if (err)
+		return err;
+	err = thpswap_check_node(cfg);
 	if (err)
 		return err;
 
@@ -256,7 +325,7 @@ int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index)
 
 	/* The long part, unlocked; the index and the budget are ours. */
 	err = thpswap_backing_init(&dev->backing, cfg->backing, cfg->size,
-				   cfg->backing_phys);
+				   cfg->backing_phys, cfg->node);
 	if (err)
 		goto err_unreserve;
 	err = thpswap_clusters_init(&dev->clusters,
@@ -287,6 +356,10 @@ int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index)
 		pr_info("%s: %llu MiB on memmap range at %pa, copy %llu MB/s\n",
 			dev->disk->disk_name, cfg->size >> 20,
 			&cfg->backing_phys, dev->backing.copy_bw_mbps);
+	else if (cfg->node != NUMA_NO_NODE)
+		pr_info("%s: %llu MiB of RAM on node %d in 2 MiB chunks, copy %llu MB/s\n",
+			dev->disk->disk_name, cfg->size >> 20, cfg->node,
+			dev->backing.copy_bw_mbps);
 	else
 		pr_info("%s: %llu MiB of RAM in 2 MiB chunks, copy %llu MB/s\n",
 			dev->disk->disk_name, cfg->size >> 20,
@@ -297,7 +370,7 @@ err_unreserve:
 	mutex_lock(&thpswap_devices_mutex);
 err_idr:
 	idr_remove(&thpswap_devices, dev->index);
-	thpswap_ram_unreserve(cfg->backing, cfg->size);
+	thpswap_ram_unreserve(cfg->backing, cfg->size, cfg->node);
 err_unlock:
 	mutex_unlock(&thpswap_devices_mutex);
 err_free:

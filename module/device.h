@@ -40,8 +40,15 @@ struct thpswap_dev_config {
 	/* THPSWAP_BACKING_MEMMAP: start of the memmap=SIZE!ADDR range. */
 	phys_addr_t backing_phys;
 	/*
-	 * Out: on -ENOMEM from the memory budget, why (a static string for
-	 * an extack message); else left alone.
+	 * THPSWAP_BACKING_RAM: the NUMA node to take every chunk from, or
+	 * NUMA_NO_NODE (-1) for anywhere.  Must be NUMA_NO_NODE for MEMMAP.
+	 * Callers set it explicitly: 0 is a node.
+	 */
+	int node;
+	/*
+	 * Out: on -ENOMEM from the memory budget, or -ENODEV for a node
+	 * that is not there or has no memory, why (a static string for an
+	 * extack message); else left alone.
 	 */
 	const char *errmsg;
 };
@@ -85,7 +92,8 @@ struct thpswap_dev {
  * adds a device; on success stores its index in *@index if @index is not
  * NULL (the device may be removed again as soon as this returns: look it
  * up under the lock to use it).  Returns 0, -EINVAL (bad config), -EEXIST
- * (index in use or being created), -ENOSPC (no free index), -ENOMEM (with
+ * (index in use or being created), -ENOSPC (no free index), -ENODEV (with
+ * @cfg->errmsg: no such node, or no memory on it), -ENOMEM (with
  * @cfg->errmsg set when the memory budget refused it), -EBUSY (memmap
  * range claimed), -EINTR or another errno.
  */

@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/ctype.h>
+#include <linux/numa.h>
 #include <linux/string.h>
 
 #include "control.h"
@@ -23,7 +24,7 @@
 
 /*
  * Loading allocates device memory only when an administrator asked for a
- * device: any of num_devices, size or backing_phys given (on the command
+ * device: any of num_devices, size, backing_phys or node given (on the command
  * line of modprobe or insmod, or in modprobe.d).  A plain load, such as
  * the autoload on a netlink lookup of the family or an open of the control
  * device, which any user can cause, creates no device.
@@ -50,6 +51,21 @@ static int thpswap_param_set_charp(const char *val,
 	return err;
 }
 
+static int thpswap_param_set_int(const char *val,
+				 const struct kernel_param *kp)
+{
+	int err = param_set_int(val, kp);
+
+	if (!err)
+		thpswap_params_given = true;
+	return err;
+}
+
+static const struct kernel_param_ops thpswap_param_int_ops = {
+	.set = thpswap_param_set_int,
+	.get = param_get_int,
+};
+
 static const struct kernel_param_ops thpswap_param_uint_ops = {
 	.set = thpswap_param_set_uint,
 	.get = param_get_uint,
@@ -67,12 +83,20 @@ MODULE_PARM_DESC(num_devices, "Devices to create at load, 0-64 (default 1 if siz
 
 static char *size = "1G";
 module_param_cb(size, &thpswap_param_charp_ops, &size, 0444);
-MODULE_PARM_DESC(size, "Size of each device created at load, K/M/G suffix, rounded down to 2M, at least 4M (default 1G); giving it creates num_devices devices");
+MODULE_PARM_DESC(size, "Size of each device created at load, K/M/G suffix, rounded down to 2M, at least 4M (default 1G); giving it creates num_devices devices. RAM backing frees no memory by swapping (it is taken from the same RAM): use it to try thpswap out; deploy on a far node (node=), memmap= or pmem");
 
 /* 0400: a physical address is for the administrator only, as in /proc/iomem. */
 static char *backing_phys;
 module_param_cb(backing_phys, &thpswap_param_charp_ops, &backing_phys, 0400);
-MODULE_PARM_DESC(backing_phys, "Back thpswap0 by [backing_phys, +size) reserved with memmap=SIZE!ADDR, 2M aligned (default: RAM)");
+MODULE_PARM_DESC(backing_phys, "Back thpswap0 by [backing_phys, +size) reserved with memmap=SIZE!ADDR, 2M aligned (default: RAM); memory the kernel does not otherwise use, so swapping there frees RAM");
+
+/*
+ * -1: anywhere.  A node is checked when the devices are created, which
+ * says what is wrong with it (thpswap_dev_create()).
+ */
+static int node = NUMA_NO_NODE;
+module_param_cb(node, &thpswap_param_int_ops, &node, 0444);
+MODULE_PARM_DESC(node, "Take the RAM of the devices created at load from this NUMA node only, e.g. a CPU-less CXL memory node, so that swapping frees memory on the others (default -1: any node; not with backing_phys)");
 
 /*
  * Accepts a whole string, optionally with one trailing newline: a number
@@ -148,6 +172,16 @@ static int __init thpswap_parse_params(u64 *dev_size, phys_addr_t *phys)
 			return -EINVAL;
 		}
 	}
+
+	if (node < NUMA_NO_NODE) {
+		pr_err("node=%d: not a NUMA node (-1 for any)\n", node);
+		return -EINVAL;
+	}
+	if (node != NUMA_NO_NODE && *phys) {
+		pr_err("node=%d: not with backing_phys (the range is where it is)\n",
+		       node);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -176,6 +210,7 @@ static int __init thpswap_init(void)
 		cfg.size = dev_size;
 		cfg.backing = THPSWAP_BACKING_RAM;
 		cfg.backing_phys = 0;
+		cfg.node = node;
 		if (i == 0 && phys) {
 			cfg.backing = THPSWAP_BACKING_MEMMAP;
 			cfg.backing_phys = phys;

@@ -24,6 +24,7 @@
 
 #include <linux/capability.h>
 #include <linux/module.h>
+#include <linux/numa.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
@@ -48,6 +49,8 @@ static const struct nla_policy thpswap_dev_add_policy[THPSWAP_A_MAX + 1] = {
 	[THPSWAP_A_DEV_BACKING] = NLA_POLICY_MAX(NLA_U32,
 						 __THPSWAP_BACKING_MAX - 1),
 	[THPSWAP_A_DEV_BACKING_PHYS] = { .type = NLA_U64 },
+	/* -1 is "any node", as if absent; the node itself is checked later. */
+	[THPSWAP_A_DEV_NODE] = NLA_POLICY_MIN(NLA_S32, NUMA_NO_NODE),
 };
 
 static const struct nla_policy thpswap_clusters_policy[THPSWAP_A_MAX + 1] = {
@@ -95,7 +98,8 @@ static int thpswap_nl_put_dev(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, THPSWAP_A_DEV_NR_CLUSTERS, s->nr_clusters,
 			      THPSWAP_A_PAD) ||
 	    nla_put_u32(skb, THPSWAP_A_DEV_GENERATION, s->generation) ||
-	    thpswap_nl_put_stats(skb, s->stats))
+	    thpswap_nl_put_stats(skb, s->stats) ||
+	    nla_put_s32(skb, THPSWAP_A_DEV_NODE, s->node))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -284,6 +288,7 @@ static int thpswap_nl_dev_add_doit(struct sk_buff *skb,
 	struct thpswap_dev_config cfg = {
 		.index = -1,
 		.backing = THPSWAP_BACKING_RAM,
+		.node = NUMA_NO_NODE,
 	};
 	struct thpswap_dev_snap snap;
 	struct thpswap_dev *dev;
@@ -325,6 +330,16 @@ static int thpswap_nl_dev_add_doit(struct sk_buff *skb,
 				    "THPSWAP_A_DEV_BACKING_PHYS: only valid with memmap backing");
 		return -EINVAL;
 	}
+	if (attrs[THPSWAP_A_DEV_NODE]) {
+		cfg.node = nla_get_s32(attrs[THPSWAP_A_DEV_NODE]);
+		if (cfg.backing != THPSWAP_BACKING_RAM &&
+		    cfg.node != NUMA_NO_NODE) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    attrs[THPSWAP_A_DEV_NODE],
+					    "THPSWAP_A_DEV_NODE: only valid with RAM backing (a memmap range is where it is)");
+			return -EINVAL;
+		}
+	}
 
 	err = thpswap_dev_create(&cfg, &index);
 	if (err) {
@@ -337,9 +352,18 @@ static int thpswap_nl_dev_add_doit(struct sk_buff *skb,
 		case -ENOSPC:
 			NL_SET_ERR_MSG(info->extack, "no free device index");
 			break;
-		case -ENOMEM:
+		case -ENODEV:
+			/* Only the node can be missing: the reason is static. */
 			NL_SET_ERR_MSG_ATTR(info->extack,
-					    attrs[THPSWAP_A_DEV_SIZE],
+					    attrs[THPSWAP_A_DEV_NODE],
+					    "THPSWAP_A_DEV_NODE: no such NUMA node");
+			if (cfg.errmsg && info->extack)
+				info->extack->_msg = cfg.errmsg;
+			break;
+		case -ENOMEM:
+			bad = cfg.node != NUMA_NO_NODE && cfg.errmsg ?
+			      attrs[THPSWAP_A_DEV_NODE] : attrs[THPSWAP_A_DEV_SIZE];
+			NL_SET_ERR_MSG_ATTR(info->extack, bad,
 					    "THPSWAP_A_DEV_SIZE: not enough memory for a device this size");
 			/* The budget's reason, a static string, when it refused. */
 			if (cfg.errmsg && info->extack)

@@ -132,6 +132,8 @@ void thpswap_dev_snapshot(struct thpswap_dev *dev,
 	snap->backing = dev->backing.kind;
 	if (dev->backing.kind == THPSWAP_BACKING_MEMMAP)
 		snap->backing_phys = dev->backing.phys;
+	snap->node = dev->backing.node;
+	snap->flags |= THPSWAP_INFO_F_NODE_VALID;
 	if (disk_openers(dev->disk))
 		snap->flags |= THPSWAP_INFO_F_OPEN;
 	if (THPSWAP_KERNEL_CLUSTER_EVENTS)

@@ -49,6 +49,7 @@ struct thpswap_dev_snap {
 	u64 size;			/* bytes */
 	enum thpswap_backing_kind backing;
 	u64 backing_phys;		/* MEMMAP only, else 0 */
+	int node;			/* of the RAM backing, or NUMA_NO_NODE */
 	u32 flags;			/* THPSWAP_INFO_F_* */
 	u64 nr_clusters;
 	u32 generation;			/* of the cluster map */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * thpswapctl add --size SIZE [--memmap ADDR] [--index N]: create a
+ * thpswapctl add --size SIZE [--memmap ADDR | --node N] [--index N]: create a
  * device and print its name (or, with --json, the device), so that
  * dev=$(thpswapctl add --size 1G) works.
  */
@@ -28,10 +28,15 @@ int cmd_add(int argc, char **argv)
 	req.memmap_addr = opt.memmap;
 	req.want_index = opt.seen & O_INDEX;
 	req.index = opt.index;
+	req.want_node = opt.seen & O_NODE;
+	req.node = opt.node;
 	err = tp->add(&req, &index);
 	if (err) {
 		fmt_bytes(opt.size, size, sizeof(size));
-		op_err(err, "adding a %s device", size);
+		if (req.want_node)
+			op_err(err, "adding a %s device on NUMA node %d", size, req.node);
+		else
+			op_err(err, "adding a %s device", size);
 		return EXIT_FAIL;
 	}
 	err = tp->get(index, &dev);

@@ -241,6 +241,11 @@ void json_dev(struct json *j, const char *key, const struct tsw_dev *d)
 		json_u64(j, "memmap_addr", d->memmap_addr);
 	else
 		json_null(j, "memmap_addr");
+	/* null: not bound to a node (or a module too old to say). */
+	if (d->node >= 0)
+		json_i64(j, "node", d->node);
+	else
+		json_null(j, "node");
 	json_bool(j, "open", d->open);
 	json_bool(j, "swapon", d->swapon);
 	json_bool(j, "authoritative", d->authoritative);
@@ -317,21 +322,23 @@ void dump_dev(FILE *f, const struct tsw_dev *d)
 		d->counter[TSW_C_FALLBACK_NOMEM], d->counter[TSW_C_KERNEL_EVENTS]);
 	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, d->thp_swpin, d->thp_swpin_fallback,
 		d->counter[TSW_C_SWAPIN_WHOLE]);
+	/* 37: the NUMA node of the RAM backing, -1 for none */
+	fprintf(f, "\t%d", d->node);
 	fputc('\n', f);
 }
 
 /* ---- human tables ---------------------------------------------------- */
 
-#define LIST_COLS 10
+#define LIST_COLS 11
 
 void print_list_table(FILE *f, const struct tsw_dev *devs, size_t n)
 {
 	static const char *const head[LIST_COLS] = {
-		"DEVICE", "SIZE", "SWAP USED", "HUGE", "SPLIT", "SMALL", "FREE",
-		"THP OUT", "FALLBACK", "THP IN",
+		"DEVICE", "SIZE", "NODE", "SWAP USED", "HUGE", "SPLIT", "SMALL",
+		"FREE", "THP OUT", "FALLBACK", "THP IN",
 	};
 	static const int state_col[TSW_NR_STATES] = {
-		[TSW_HUGE] = 3, [TSW_SPLIT] = 4, [TSW_SMALL] = 5, [TSW_FREE] = 6,
+		[TSW_HUGE] = 4, [TSW_SPLIT] = 5, [TSW_SMALL] = 6, [TSW_FREE] = 7,
 	};
 	char (*cell)[LIST_COLS][TSW_NAME_LEN] = calloc(n ? n : 1, sizeof(*cell));
 	int width[LIST_COLS];
@@ -349,15 +356,16 @@ void print_list_table(FILE *f, const struct tsw_dev *devs, size_t n)
 
 		snprintf(cell[r][0], TSW_NAME_LEN, "%s", d->name);
 		fmt_bytes(d->size, cell[r][1], TSW_NAME_LEN);
+		fmt_node(d->node, cell[r][2], TSW_NAME_LEN);
 		if (d->swap_active)
-			fmt_bytes(d->swap_used, cell[r][2], TSW_NAME_LEN);
+			fmt_bytes(d->swap_used, cell[r][3], TSW_NAME_LEN);
 		else
-			snprintf(cell[r][2], TSW_NAME_LEN, "-");
+			snprintf(cell[r][3], TSW_NAME_LEN, "-");
 		for (s = 0; s < TSW_NR_STATES; s++)
 			snprintf(cell[r][state_col[s]], TSW_NAME_LEN, "%" PRIu64, d->state_count[s]);
-		fmt_count(d->counter[TSW_C_THP_WRITES], cell[r][7], TSW_NAME_LEN);
-		fmt_count(d->thp_swpout_fallback, cell[r][8], TSW_NAME_LEN);
-		fmt_count(d->counter[TSW_C_THP_READS], cell[r][9], TSW_NAME_LEN);
+		fmt_count(d->counter[TSW_C_THP_WRITES], cell[r][8], TSW_NAME_LEN);
+		fmt_count(d->thp_swpout_fallback, cell[r][9], TSW_NAME_LEN);
+		fmt_count(d->counter[TSW_C_THP_READS], cell[r][10], TSW_NAME_LEN);
 		for (c = 0; c < LIST_COLS; c++)
 			if ((int)strlen(cell[r][c]) > width[c])
 				width[c] = (int)strlen(cell[r][c]);
@@ -408,6 +416,8 @@ void print_stats(FILE *f, const struct tsw_dev *d)
 		fprintf(f, "memmap at 0x%" PRIx64 ", ", d->memmap_addr);
 	else if (d->memmap)
 		fputs("memmap (address shown to root only), ", f);
+	else if (d->node >= 0)
+		fprintf(f, "RAM on node %d, ", d->node);
 	else
 		fputs("RAM, ", f);
 	if (d->swap_active) {

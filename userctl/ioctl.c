@@ -99,6 +99,7 @@ static int io_get(uint32_t index, struct tsw_dev *d)
 	d->size = info.bytes;
 	d->memmap = info.backing == THPSWAP_BACKING_MEMMAP;
 	d->memmap_addr = info.backing_phys;
+	d->node = info.flags & THPSWAP_INFO_F_NODE_VALID ? info.node : -1;
 	d->nr_clusters = info.nr_clusters;
 	d->generation = (uint32_t)info.generation;
 	d->open = info.flags & THPSWAP_INFO_F_OPEN;
@@ -147,6 +148,10 @@ static int io_add(const struct tsw_add_req *req, uint32_t *index)
 	a.backing = req->memmap ? THPSWAP_BACKING_MEMMAP : THPSWAP_BACKING_RAM;
 	a.bytes = req->size;
 	a.backing_phys = req->memmap ? req->memmap_addr : 0;
+	if (req->want_node) {
+		a.flags |= THPSWAP_ADD_F_NODE;
+		a.node = req->node;
+	}
 	if (ioctl(fd, THPSWAP_IOC_ADD, &a)) {
 		int err = io_err("ADD");
 
@@ -161,6 +166,13 @@ static int io_add(const struct tsw_add_req *req, uint32_t *index)
 			tsw_set_errmsg("the size must be a multiple of 2 MiB and at least 4 MiB");
 		else if (err == -EINVAL && req->memmap)
 			tsw_set_errmsg("the memmap range must be 2 MiB aligned and reserved with memmap=SIZE!ADDR");
+		else if (err == -EINVAL && req->want_node)
+			tsw_set_errmsg("the module does not know --node (too old?)");
+		else if (err == -ENODEV && req->want_node)
+			tsw_set_errmsg("NUMA node %d does not exist or has no memory", req->node);
+		else if (err == -ENOMEM && req->want_node)
+			tsw_set_errmsg("not enough free memory on NUMA node %d (devices there may take 3/4 of it, leaving 1/4 free)",
+				       req->node);
 		return err;
 	}
 	*index = (uint32_t)a.index;

@@ -51,8 +51,9 @@ static const struct command {
 	  "[DEV] [--interval S] [--count N]", "live counters and cluster events" },
 	{ "dump", cmd_dump, O_COLOR, 0, 1, "[DEV]",
 	  "tab-separated values for scripts, one line per device" },
-	{ "add", cmd_add, O_JSON | O_COLOR | O_SIZE | O_MEMMAP | O_INDEX, 0, 0,
-	  "--size SIZE [--memmap ADDR] [--index N]", "create a device and print its name" },
+	{ "add", cmd_add, O_JSON | O_COLOR | O_SIZE | O_MEMMAP | O_INDEX | O_NODE, 0, 0,
+	  "--size SIZE [--memmap ADDR | --node N] [--index N]",
+	  "create a device and print its name" },
 	{ "remove", cmd_remove, O_COLOR, 1, 1, "DEV", "remove a device" },
 	{ "reset", cmd_reset, O_COLOR, 1, 1, "DEV", "zero the counters of a device" },
 	{ "setup", cmd_setup, O_COLOR | O_CONFIG, 0, 0, "[--config FILE]",
@@ -90,6 +91,8 @@ static void show_help(FILE *f)
 		"  --size SIZE        bytes, or with a K, M, G or T suffix (add)\n"
 		"  --memmap ADDR      back the device by reserved memory at ADDR (add)\n"
 		"  --index N          ask for device index N (add)\n"
+		"  --node N           take the device's RAM from NUMA node N only, e.g. a\n"
+		"                     CPU-less CXL memory node (add)\n"
 		"  --range A:B        clusters A to B-1 (clusters)\n"
 		"  --width N          cells per row (map)\n"
 		"  --interval S       seconds between refreshes, default 1 (watch)\n"
@@ -125,6 +128,7 @@ static int cmd_help(int argc, char **argv)
 enum {
 	LO_IOCTL = 256, LO_NETLINK, LO_COLOR, LO_SIZE, LO_MEMMAP, LO_INDEX,
 	LO_RANGE, LO_INTERVAL, LO_COUNT, LO_WIDTH, LO_PROMETHEUS, LO_CONFIG,
+	LO_NODE,
 };
 
 static const struct option long_opts[] = {
@@ -144,6 +148,7 @@ static const struct option long_opts[] = {
 	{ "width", required_argument, NULL, LO_WIDTH },
 	{ "prometheus", no_argument, NULL, LO_PROMETHEUS },
 	{ "config", required_argument, NULL, LO_CONFIG },
+	{ "node", required_argument, NULL, LO_NODE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -154,7 +159,7 @@ static const struct {
 	{ O_JSON, "--json" }, { O_SIZE, "--size" }, { O_MEMMAP, "--memmap" },
 	{ O_INDEX, "--index" }, { O_RANGE, "--range" }, { O_INTERVAL, "--interval" },
 	{ O_COUNT, "--count" }, { O_COLOR, "--color" }, { O_WIDTH, "--width" },
-	{ O_PROMETHEUS, "--prometheus" }, { O_CONFIG, "--config" },
+	{ O_PROMETHEUS, "--prometheus" }, { O_CONFIG, "--config" }, { O_NODE, "--node" },
 };
 
 /* Parse every option wherever it is; returns 0 or an exit code. */
@@ -244,6 +249,12 @@ static int parse_options(int argc, char **argv, bool *help)
 			opt.seen |= O_CONFIG;
 			conf_path = optarg;
 			break;
+		case LO_NODE:
+			opt.seen |= O_NODE;
+			if (parse_node(optarg, &opt.node))
+				return usage_err("bad node '%s': want a NUMA node number 0-%d",
+						 optarg, TSW_MAX_NODE);
+			break;
 		case ':':
 			return usage_err("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -309,6 +320,8 @@ int main(int argc, char **argv)
 	/* Bad usage is said before the transport may load the module. */
 	if (cmd->fn == cmd_add && !(opt.seen & O_SIZE))
 		return usage_err("'add' needs --size SIZE");
+	if (cmd->fn == cmd_add && (opt.seen & O_NODE) && (opt.seen & O_MEMMAP))
+		return usage_err("--node and --memmap exclude each other: a memmap range is where it is");
 
 	tp = transport_select(opt.ioctl);
 	/* setup and teardown read their file and load the module before opening it. */

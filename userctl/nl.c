@@ -330,6 +330,7 @@ static void parse_dev_attrs(struct nlmsghdr *nlh, struct tsw_dev *d)
 
 	memset(d, 0, sizeof(*d));
 	d->index = UINT32_MAX;	/* "no index in the message" */
+	d->node = -1;		/* an older module does not say */
 	attrs = attrs_of(nlh, &len);
 	nla_for_each_attr(a, attrs, len, rem) {
 		switch (nla_type(a)) {
@@ -356,6 +357,9 @@ static void parse_dev_attrs(struct nlmsghdr *nlh, struct tsw_dev *d)
 			break;
 		case THPSWAP_A_DEV_NR_CLUSTERS:
 			d->nr_clusters = nla_get_u64(a);
+			break;
+		case THPSWAP_A_DEV_NODE:
+			d->node = nla_get_s32(a);
 			break;
 		case THPSWAP_A_DEV_GENERATION:
 			d->generation = nla_get_u32(a);
@@ -459,6 +463,7 @@ static int gn_add(const struct tsw_add_req *req, uint32_t *index)
 		return -ENOMEM;
 	if (nla_put_u64(msg, THPSWAP_A_DEV_SIZE, req->size) < 0 ||
 	    (req->want_index && nla_put_u32(msg, THPSWAP_A_DEV_INDEX, req->index) < 0) ||
+	    (req->want_node && nla_put_s32(msg, THPSWAP_A_DEV_NODE, req->node) < 0) ||
 	    (req->memmap && (nla_put_u32(msg, THPSWAP_A_DEV_BACKING, THPSWAP_BACKING_MEMMAP) < 0 ||
 			     nla_put_u64(msg, THPSWAP_A_DEV_BACKING_PHYS, req->memmap_addr) < 0))) {
 		nlmsg_free(msg);

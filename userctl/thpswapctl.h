@@ -85,6 +85,7 @@ struct tsw_dev {
 	uint64_t size;			/* bytes */
 	bool memmap;			/* backed by a reserved physical range */
 	uint64_t memmap_addr;
+	int node;			/* NUMA node of the RAM, -1 none/unknown */
 	uint64_t nr_clusters;
 	uint64_t state_count[TSW_NR_STATES];
 	uint64_t live_slots;		/* 4 KiB slots holding data */
@@ -141,6 +142,8 @@ struct tsw_add_req {
 	uint64_t memmap_addr;
 	bool want_index;
 	uint32_t index;
+	bool want_node;
+	int node;		/* with want_node: take the RAM from this node */
 };
 
 typedef void (*tsw_event_fn)(const struct tsw_event *ev, void *arg);
@@ -189,6 +192,7 @@ enum opt_bit {
 	O_WIDTH		= 1 << 8,
 	O_PROMETHEUS	= 1 << 9,
 	O_CONFIG	= 1 << 10,
+	O_NODE		= 1 << 11,
 };
 
 struct tsw_opts {
@@ -199,6 +203,7 @@ struct tsw_opts {
 	uint64_t size;
 	uint64_t memmap;
 	uint32_t index;
+	int node;
 	uint64_t range_first, range_last;	/* [first, last); last 0 = end */
 	bool range_has_last;
 	double interval;
@@ -216,6 +221,11 @@ int parse_size(const char *arg, uint64_t *out);
 int parse_u64(const char *arg, uint64_t *out);
 int parse_range(const char *arg, uint64_t *first, uint64_t *last, bool *has_last);
 int parse_interval(const char *arg, double *out);
+/* A NUMA node number, 0 to TSW_MAX_NODE; 0 or -EINVAL. */
+#define TSW_MAX_NODE	1023
+int parse_node(const char *arg, int *node);
+/* "-" for -1 (no node), else the number. */
+void fmt_node(int node, char *buf, size_t len);
 void fmt_bytes(uint64_t v, char *buf, size_t len);
 void fmt_count(uint64_t v, char *buf, size_t len);
 void dev_name(uint32_t index, char *buf, size_t len);

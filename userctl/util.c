@@ -188,6 +188,39 @@ int parse_interval(const char *arg, double *out)
 	return 0;
 }
 
+/*
+ * A NUMA node: decimal N or "nodeN" (as in /sys/devices/system/node), at
+ * most TSW_MAX_NODE (x86_64's MAX_NUMNODES is at most 1024).  Whether the
+ * node exists and has memory is the kernel's to say.
+ */
+int parse_node(const char *arg, int *node)
+{
+	const char *p = arg;
+	long v = 0;
+
+	if (!strncmp(p, "node", 4))
+		p += 4;
+	if (!*p || (p[0] == '0' && p[1]))
+		return -EINVAL;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		v = v * 10 + (*p - '0');
+		if (v > TSW_MAX_NODE)
+			return -EINVAL;
+	}
+	*node = (int)v;
+	return 0;
+}
+
+void fmt_node(int node, char *buf, size_t len)
+{
+	if (node < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%d", node);
+}
+
 /* 0 B, 512 B, 4 KiB, 1.5 GiB: exact values lose no digits. */
 void fmt_bytes(uint64_t v, char *buf, size_t len)
 {

@@ -88,10 +88,10 @@ printf 'Filename\tType\tSize\tUsed\tPriority\n/dev/thpswap0   partition\t262140\
 have_py=0; command -v python3 > /dev/null && have_py=1
 
 # list
-run 0 && has "^DEVICE *SIZE *SWAP USED *HUGE *SPLIT *SMALL *FREE *THP OUT *FALLBACK *THP IN"
+run 0 && has "^DEVICE *SIZE *NODE *SWAP USED *HUGE *SPLIT *SMALL *FREE *THP OUT *FALLBACK *THP IN"
 ok $? "no command means list: header"
-grep -Eq '^thpswap0 +256 MiB +80 MiB +40 +2 +1 +85 +100 +7 +3$' "$tmp/out" &&
-	grep -Eq '^thpswap2 +64 MiB +- +0 +0 +0 +32 +0 +7 +0$' "$tmp/out"
+grep -Eq '^thpswap0 +256 MiB +- +80 MiB +40 +2 +1 +85 +100 +7 +3$' "$tmp/out" &&
+	grep -Eq '^thpswap2 +64 MiB +- +- +0 +0 +0 +32 +0 +7 +0$' "$tmp/out"
 ok $? "list: one row per device, swap used from /proc/swaps, '-' when off"
 [ ! -s "$tmp/err" ] && ! grep -q $'\033' "$tmp/out"
 ok $? "list: nothing on stderr, no colour into a pipe"
@@ -111,7 +111,7 @@ if [ $have_py = 1 ]; then
 	ok $? "list --json: counters, clusters, swap, global values"
 	[ "$(jq_ "$tmp/j1" 'j["devices"][1]["backing"], j["devices"][1]["memmap_addr"], j["devices"][0]["memmap_addr"]')" = "('memmap', 4294967296, None)" ]
 	ok $? "list --json: memmap backing, null address for RAM"
-	[ "$(jq_ "$tmp/j1" 'sorted(j["devices"][0].keys())')" = "['authoritative', 'backing', 'clusters', 'counters', 'generation', 'global', 'index', 'live_slots', 'memmap_addr', 'name', 'open', 'size', 'swap', 'swapon']" ]
+	[ "$(jq_ "$tmp/j1" 'sorted(j["devices"][0].keys())')" = "['authoritative', 'backing', 'clusters', 'counters', 'generation', 'global', 'index', 'live_slots', 'memmap_addr', 'name', 'node', 'open', 'size', 'swap', 'swapon']" ]
 	ok $? "list --json: the documented device keys"
 else
 	for i in 1 2 3 4 5; do skip "JSON check $i" "no python3"; done
@@ -287,6 +287,35 @@ else
 fi
 run 0 remove /dev/thpswap3 && run 0 remove thpswap5 && run 3 stats 5
 ok $? "remove: the device is gone"
+
+# add --node
+echo "numa_nodes 2" >> "$tmp/state"
+run 0 add --size 8M --node 1 --index 6 && [ "$(cat "$tmp/out")" = thpswap6 ]
+ok $? "add --node 1"
+run 0 stats 6 && has "^thpswap6: 8 MiB, RAM on node 1, "
+ok $? "stats: RAM on node 1"
+run 0 list && grep -Eq '^thpswap6 +8 MiB +1 +- ' "$tmp/out"
+ok $? "list: the NODE column"
+run 0 dump 6 && [ "$(awk -F'\t' '{ print $37 }' "$tmp/out")" = 1 ]
+ok $? "dump: column 37 is the node"
+if [ $have_py = 1 ]; then
+	run 0 list --json && [ "$(jq_ "$tmp/out" '[d["node"] for d in j["devices"]]')" = "[None, None, None, 1]" ]
+	ok $? "list --json: node 1, null for the others"
+else
+	skip "list --json: node" "no python3"
+fi
+run 0 remove 6
+run 1 add --size 8M --node 2 && has "adding a 8 MiB device on NUMA node 2: No such device: THPSWAP_A_DEV_NODE: no such NUMA node" err
+ok $? "add --node of a missing node: exit 1, the node and the kernel's message"
+run 2 add --size 8M --node -1 && has "bad node '-1': want a NUMA node number 0-1023" err
+ok $? "add --node -1: exit 2 (bad usage)"
+run 2 add --size 8M --node x1 && has "bad node 'x1'" err
+ok $? "add --node x1: exit 2"
+run 2 add --size 8M --node 1 --memmap 4G && has "exclude each other" err
+ok $? "add --node with --memmap: exit 2"
+run 2 list --node 1 && has "does not apply to 'list'" err
+ok $? "--node only with add"
+sed -i '/^numa_nodes/d' "$tmp/state"
 run 3 remove 7 && has "removing thpswap7: No such device" err
 ok $? "remove a missing device: exit 3"
 echo "fail remove 16 device is swapped on" >> "$tmp/state"
@@ -306,8 +335,8 @@ ok $? "no module: exit 1 and a hint"
 sed -i '/^fail open/d' "$tmp/state"
 
 # dump
-run 0 dump && [ "$(wc -l < "$tmp/out")" = 3 ] && awk -F'\t' 'NF != 36 { bad = 1 } END { exit bad }' "$tmp/out"
-ok $? "dump: one line per device, 36 tab-separated columns"
+run 0 dump && [ "$(wc -l < "$tmp/out")" = 3 ] && awk -F'\t' 'NF != 37 { bad = 1 } END { exit bad }' "$tmp/out"
+ok $? "dump: one line per device, 37 tab-separated columns"
 [ "$(head -1 "$tmp/out" | cut -f1-14)" = $'thpswap0\t0\t268435456\tram\t-\t1\t268431360\t83886080\t128\t85\t40\t2\t1\t0' ]
 ok $? "dump: columns 1-14 as documented"
 dcols=$(sed -n '/^\.SH DUMP FORMAT/,/^\.SH EXIT/p' "$top/userctl/thpswapctl.8" | grep -c '^\.B [0-9][0-9]*$')

@@ -51,7 +51,9 @@ int main(void)
 	OFF(thpswap_ioc_add, backing, 12);
 	OFF(thpswap_ioc_add, bytes, 16);
 	OFF(thpswap_ioc_add, backing_phys, 24);
-	OFF(thpswap_ioc_add, reserved, 32);
+	OFF(thpswap_ioc_add, node, 32);
+	OFF(thpswap_ioc_add, pad, 36);
+	OFF(thpswap_ioc_add, reserved, 40);
 
 	/* struct thpswap_ioc_dev */
 	EQ(sizeof(struct thpswap_ioc_dev), 32);
@@ -73,7 +75,9 @@ int main(void)
 	OFF(thpswap_ioc_info, backing_phys, 24);
 	OFF(thpswap_ioc_info, nr_clusters, 32);
 	OFF(thpswap_ioc_info, generation, 40);
-	OFF(thpswap_ioc_info, reserved, 48);
+	OFF(thpswap_ioc_info, node, 48);
+	OFF(thpswap_ioc_info, pad, 52);
+	OFF(thpswap_ioc_info, reserved, 56);
 
 	/* struct thpswap_ioc_stats */
 	EQ(sizeof(struct thpswap_ioc_stats), 40);
@@ -113,12 +117,14 @@ int main(void)
 	EQ(THPSWAP_IOC_RESET_STATS, 0x4020bb05UL);
 
 	/* flags */
-	EQ(THPSWAP_ADD_F_ALL, 0);
+	EQ(THPSWAP_ADD_F_NODE, 1);
+	EQ(THPSWAP_ADD_F_ALL, 1);
 	EQ(THPSWAP_DEV_F_ALL, 0);
 	EQ(THPSWAP_INFO_F_OPEN, 1);
 	EQ(THPSWAP_INFO_F_SWAPON, 2);
 	EQ(THPSWAP_INFO_F_AUTHORITATIVE, 4);
-	EQ(THPSWAP_INFO_F_ALL, 7);
+	EQ(THPSWAP_INFO_F_NODE_VALID, 8);
+	EQ(THPSWAP_INFO_F_ALL, 15);
 
 	/* enums: only ever appended */
 	EQ(THPSWAP_CLUSTER_FREE, 0);
@@ -172,7 +178,8 @@ int main(void)
 	EQ(THPSWAP_A_RUN, 13);
 	EQ(THPSWAP_A_EVENTS_DROPPED, 14);
 	EQ(THPSWAP_A_EVENTS_COALESCED, 15);
-	EQ(THPSWAP_A_MAX, 15);
+	EQ(THPSWAP_A_DEV_NODE, 16);
+	EQ(THPSWAP_A_MAX, 16);
 	EQ(THPSWAP_A_STAT(THPSWAP_STAT_THP_WRITES), 1);
 	EQ(THPSWAP_A_STATS_MAX, __THPSWAP_STAT_CNT);
 	EQ(THPSWAP_A_RUN_FIRST, 1);

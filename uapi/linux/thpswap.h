@@ -122,18 +122,28 @@ enum thpswap_stat {
 #define THPSWAP_CONTROL_NAME	"thpswap-control"
 #define THPSWAP_IOCTL_MAGIC	0xBB	/* unused in ioctl-number.rst (6.1) */
 
-/* ADD: create a device.  -EEXIST index taken, -ENOSPC none free. */
+/*
+ * ADD: create a device.  -EEXIST index taken, -ENOSPC none free.
+ * With THPSWAP_ADD_F_NODE, a RAM backing comes from NUMA node @node only
+ * (e.g. a CPU-less node of a CXL memory expander), never from another:
+ * -ENODEV no such node or a node without memory, -ENOMEM too little free
+ * memory there, -EINVAL with MEMMAP backing (the range is where it is).
+ * Without the flag @node must be 0 and the chunks come from anywhere.
+ */
 struct thpswap_ioc_add {
 	__u32 size;		/* in: sizeof(struct thpswap_ioc_add) */
-	__u32 flags;		/* in: THPSWAP_ADD_F_*, none defined yet */
+	__u32 flags;		/* in: THPSWAP_ADD_F_* */
 	__s32 index;		/* in: -1 lowest free, or N; out: the index */
 	__u32 backing;		/* in: enum thpswap_backing_kind */
 	__u64 bytes;		/* in: size, multiple of 2 MiB, >= 4 MiB */
 	__u64 backing_phys;	/* in: MEMMAP: start of the range, else 0 */
-	__u64 reserved[4];	/* must be zero */
+	__s32 node;		/* in: with THPSWAP_ADD_F_NODE, else 0 */
+	__u32 pad;		/* must be zero */
+	__u64 reserved[3];	/* must be zero */
 };
 
-#define THPSWAP_ADD_F_ALL	0x0U	/* mask of known flags */
+#define THPSWAP_ADD_F_NODE	0x1U	/* @node is given */
+#define THPSWAP_ADD_F_ALL	0x1U	/* mask of known flags */
 #define THPSWAP_ADD_SIZE_VER0	64
 
 /* REMOVE and RESET_STATS: one device.  REMOVE: -EBUSY while open. */
@@ -162,7 +172,14 @@ struct thpswap_ioc_info {
 	__u64 backing_phys;
 	__u64 nr_clusters;	/* out: bytes / 2 MiB */
 	__u64 generation;	/* out: cluster map generation, see below */
-	__u64 reserved[4];	/* out: zero */
+	/*
+	 * out: the NUMA node the RAM backing was taken from, -1 when it was
+	 * not bound to one; valid when THPSWAP_INFO_F_NODE_VALID is set (an
+	 * older module leaves 0 here and the flag clear)
+	 */
+	__s32 node;
+	__u32 pad;		/* out: zero */
+	__u64 reserved[3];	/* out: zero */
 };
 
 #define THPSWAP_INFO_F_OPEN		0x1U /* block device is open */
@@ -173,7 +190,9 @@ struct thpswap_ioc_info {
  * carries the thpswap mm hooks (patches/).
  */
 #define THPSWAP_INFO_F_AUTHORITATIVE	0x4U
-#define THPSWAP_INFO_F_ALL		0x7U
+/* @node is filled in (-1 or a node); clear from older modules. */
+#define THPSWAP_INFO_F_NODE_VALID	0x8U
+#define THPSWAP_INFO_F_ALL		0xfU
 #define THPSWAP_INFO_SIZE_VER0		80
 
 /*
@@ -258,12 +277,20 @@ struct thpswap_ioc_clusters {
  *             THPSWAP_A_DEV_NR_CLUSTERS         u64
  *             THPSWAP_A_DEV_GENERATION          u32
  *             THPSWAP_A_STATS                   nest, as in STATS_GET
+ *             THPSWAP_A_DEV_NODE                s32 NUMA node of the RAM
+ *                                               backing, -1 for none
  *
  * THPSWAP_CMD_DEV_ADD (doit)
  *   request:  THPSWAP_A_DEV_SIZE                u64 bytes, required
  *             [THPSWAP_A_DEV_INDEX]             u32, default lowest free
  *             [THPSWAP_A_DEV_BACKING]           u32, default RAM
  *             [THPSWAP_A_DEV_BACKING_PHYS]      u64, required for MEMMAP
+ *             [THPSWAP_A_DEV_NODE]              s32, RAM only: take every
+ *                                               chunk from this NUMA node
+ *                                               (-1: any, the default);
+ *                                               -ENODEV no such node or no
+ *                                               memory on it, -ENOMEM too
+ *                                               little free there
  *   reply:    as DEV_GET of the new device
  *
  * THPSWAP_CMD_DEV_DEL (doit; also the notification of a removal)
@@ -351,6 +378,7 @@ enum thpswap_attr {
 	THPSWAP_A_RUN,			/* nest of THPSWAP_A_RUN_* [out] */
 	THPSWAP_A_EVENTS_DROPPED,	/* u64 [out] */
 	THPSWAP_A_EVENTS_COALESCED,	/* u64 [out] */
+	THPSWAP_A_DEV_NODE,		/* s32 NUMA node, -1 none */
 
 	__THPSWAP_A_LAST
 };

@@ -36,6 +36,10 @@ TEST(info_dev0)
 	EXPECT_EQ(0, i.flags & ~THPSWAP_INFO_F_ALL);
 	/* AUTHORITATIVE depends on the kernel: see swap_cycle. */
 	EXPECT_EQ(0, i.flags & THPSWAP_INFO_F_SWAPON);
+	/* No node= at load: the RAM is not bound to a node. */
+	EXPECT_EQ(THPSWAP_INFO_F_NODE_VALID, i.flags & THPSWAP_INFO_F_NODE_VALID);
+	EXPECT_EQ(-1, i.node);
+	EXPECT_EQ(0, i.pad);
 	EXPECT_NE(0, i.generation);
 	close(fd);
 }
@@ -104,9 +108,27 @@ TEST(errors)
 	a.flags = 0x80;
 	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
 	a.flags = 0;
-	a.reserved[3] = 1;
+	a.reserved[2] = 1;
 	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
-	a.reserved[3] = 0;
+	a.reserved[2] = 0;
+	a.pad = 1;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.pad = 0;
+	/* node: reserved (zero) without THPSWAP_ADD_F_NODE */
+	a.node = 1;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.flags = THPSWAP_ADD_F_NODE;
+	a.node = -2;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.node = 1000;	/* no machine here has it */
+	EXPECT_EQ(-ENODEV, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.node = 0;
+	a.backing = THPSWAP_BACKING_MEMMAP;
+	a.backing_phys = 1ULL << 32;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.backing = THPSWAP_BACKING_RAM;
+	a.backing_phys = 0;
+	a.flags = 0;
 	a.bytes = (4 << 20) + 4096;
 	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
 	a.bytes = 2 << 20;
@@ -248,7 +270,8 @@ TEST_F_TIMEOUT(slow, swap_cycle, 600)
 	ASSERT_EQ(0, err) TH_LOG("swapon: %s (mkswap first)", strerror(-err));
 	ASSERT_EQ(0, ctl_info(fd, 0, &i));
 	auth = i.flags & THPSWAP_INFO_F_AUTHORITATIVE;
-	EXPECT_EQ(THPSWAP_INFO_F_OPEN | THPSWAP_INFO_F_SWAPON, i.flags & ~auth);
+	EXPECT_EQ(THPSWAP_INFO_F_OPEN | THPSWAP_INFO_F_SWAPON | THPSWAP_INFO_F_NODE_VALID,
+		  i.flags & ~auth);
 	EXPECT_EQ(-EBUSY, ctl_dev(fd, THPSWAP_IOC_REMOVE, 0));
 
 	p = thp_alloc(bytes);
@@ -284,7 +307,7 @@ TEST_F_TIMEOUT(slow, swap_cycle, 600)
 	EXPECT_EQ(v0[THPSWAP_STAT_LIVE_SLOTS], v[THPSWAP_STAT_LIVE_SLOTS]);
 	count_clusters(fd, _metadata, v);
 	ASSERT_EQ(0, ctl_info(fd, 0, &i));
-	EXPECT_EQ(auth, i.flags);
+	EXPECT_EQ(auth | THPSWAP_INFO_F_NODE_VALID, i.flags);
 	close(fd);
 }
 

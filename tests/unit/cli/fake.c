@@ -10,6 +10,9 @@
  *   global NAME VALUE                thp_swpout, thp_swpout_fallback,
  *                                    thp_swpin, thp_swpin_fallback
  *   authoritative INDEX              the device's THPSWAP_INFO_F_AUTHORITATIVE
+ *   node INDEX N                     the device's RAM is on NUMA node N
+ *   numa_nodes N                     nodes 0..N-1 exist (default 1); add
+ *                                    --node beyond them fails -ENODEV
  *   nr_stats N                       the "kernel" reports only stats 0..N-1
  *                                    (an older module), default all
  *   run INDEX FIRST COUNT STATE      clusters in a state (others are free)
@@ -77,6 +80,7 @@ static char other[MAXL][256];	/* lines kept verbatim */
 static size_t nother;
 static uint64_t g_stat[__THPSWAP_STAT_CNT];	/* the global vm events */
 static unsigned int nr_stats = __THPSWAP_STAT_CNT;
+static unsigned int numa_nodes = 1;
 static const char *path;
 static char swaps[256];
 static int evpipe[2] = { -1, -1 };
@@ -179,6 +183,7 @@ static int load(void)
 			d->size = x;
 			d->memmap = n == 3;
 			d->memmap_addr = n == 3 ? y : 0;
+			d->node = -1;
 			dev_name(idx, d->name, sizeof(d->name));
 		} else if (sscanf(line, "counter %u %63s %" SCNu64, &idx, a, &x) == 3) {
 			struct fdev *f = find(idx);
@@ -196,6 +201,13 @@ static int load(void)
 
 			if (f)
 				f->d.authoritative = true;
+		} else if (sscanf(line, "node %u %" SCNu64, &idx, &x) == 2) {
+			struct fdev *f = find(idx);
+
+			if (f)
+				f->d.node = (int)x;
+		} else if (sscanf(line, "numa_nodes %u", &idx) == 1) {
+			numa_nodes = idx;
 		} else if (sscanf(line, "nr_stats %u", &idx) == 1) {
 			nr_stats = idx;
 		} else if (sscanf(line, "run %u %" SCNu64 " %" SCNu64 " %63s", &idx, &x, &y, b) == 4 &&
@@ -233,6 +245,8 @@ static int save(void)
 		fputc('\n', f);
 		if (d->authoritative)
 			fprintf(f, "authoritative %u\n", d->index);
+		if (d->node >= 0)
+			fprintf(f, "node %u %d\n", d->index, d->node);
 		for (int c = 0; c < __THPSWAP_STAT_CNT; c++)
 			if (devs[i].stat[c])
 				fprintf(f, "counter %u %s %" PRIu64 "\n", d->index, stat_name[c],
@@ -248,6 +262,8 @@ static int save(void)
 			fprintf(f, "global %s %" PRIu64 "\n", stat_name[i], g_stat[i]);
 	if (nr_stats != __THPSWAP_STAT_CNT)
 		fprintf(f, "nr_stats %u\n", nr_stats);
+	if (numa_nodes != 1)
+		fprintf(f, "numa_nodes %u\n", numa_nodes);
 	if (proc_swaps_path == swaps)
 		fprintf(f, "swaps %s\n", swaps);
 	for (size_t i = 0; i < nother; i++)
@@ -320,6 +336,10 @@ static int f_add(const struct tsw_add_req *req, uint32_t *index)
 		tsw_set_errmsg("THPSWAP_A_DEV_SIZE: at least 4 MiB");
 		return -EINVAL;
 	}
+	if (req->want_node && (unsigned int)req->node >= numa_nodes) {
+		tsw_set_errmsg("THPSWAP_A_DEV_NODE: no such NUMA node");
+		return -ENODEV;
+	}
 	if (req->want_index) {
 		if (find(req->index)) {
 			tsw_set_errmsg("THPSWAP_A_DEV_INDEX: index in use");
@@ -338,6 +358,7 @@ static int f_add(const struct tsw_add_req *req, uint32_t *index)
 	d->size = req->size / TSW_CLUSTER_SIZE * TSW_CLUSTER_SIZE;
 	d->memmap = req->memmap;
 	d->memmap_addr = req->memmap_addr;
+	d->node = req->want_node ? req->node : -1;
 	dev_name(i, d->name, sizeof(d->name));
 	fill(&devs[ndevs++]);
 	*index = i;

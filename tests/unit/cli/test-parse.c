@@ -68,6 +68,17 @@ static void range(const char *s, int want_err, uint64_t a, uint64_t b, bool has_
 		   "parse_range '%s' = [%" PRIu64 ", %" PRIu64 ")%s", s, a, b, has_b ? "" : " to end");
 }
 
+static void node(const char *s, int want_err, int want)
+{
+	int v = 12345;
+	int err = parse_node(s, &v);
+
+	if (want_err)
+		ok(err != 0 && v == 12345, "parse_node rejects '%s'", s);
+	else
+		ok(!err && v == want, "parse_node '%s' = %d (got %d, %d)", s, want, err, v);
+}
+
 static void bytes(uint64_t v, const char *want)
 {
 	char buf[32];
@@ -279,16 +290,45 @@ int main(void)
 	map_free(&m);
 	runs_free(&r);
 
+	/* --node: a number the kernel then checks; nothing else. */
+	node("0", 0, 0);
+	node("1", 0, 1);
+	node("17", 0, 17);
+	node("node1", 0, 1);
+	node("1023", 0, 1023);
+	node("1024", 1, 0);
+	node("99999999999999999999", 1, 0);
+	node("-1", 1, 0);
+	node("", 1, 0);
+	node("node", 1, 0);
+	node("01", 1, 0);
+	node("1a", 1, 0);
+	node("0x1", 1, 0);
+	node(" 1", 1, 0);
+	node("1 ", 1, 0);
+	node("+1", 1, 0);
+	{
+		char b[8];
+
+		fmt_node(-1, b, sizeof(b));
+		ok(!strcmp(b, "-"), "fmt_node -1 = '-' (got '%s')", b);
+		fmt_node(3, b, sizeof(b));
+		ok(!strcmp(b, "3"), "fmt_node 3 = '3' (got '%s')", b);
+	}
+
 	memset(&d, 0, sizeof(d));
 	snprintf(d.name, sizeof(d.name), "thpswap0");
 	d.size = 256ULL << 20;
 	d.nr_clusters = 128;
+	d.node = -1;
 	s = capture(do_dump, &d);
 	tabs = 0;
 	for (char *p = s; *p; p++)
 		tabs += *p == '\t';
-	ok(tabs == 35 && s[strlen(s) - 1] == '\n' && !strncmp(s, "thpswap0\t0\t268435456\tram\t-\t", 26),
-	   "dump: 36 tab-separated columns, RAM backing as '-'");
+	ok(tabs == 36 && s[strlen(s) - 1] == '\n' && !strncmp(s, "thpswap0\t0\t268435456\tram\t-\t", 26),
+	   "dump: 37 tab-separated columns, RAM backing as '-'");
+	ok(strlen(s) > 4 && !strcmp(s + strlen(s) - 4, "\t-1\n"),
+	   "dump: column 37 is the node, -1 for none");
 	free(s);
 	d.memmap = true;
 	d.memmap_addr = 1ULL << 32;
@@ -323,7 +363,7 @@ int main(void)
 		ok(sum == 23 * 1000 + 22 * 23 / 2, "dev_set_stat: each stat stored once, unknown ones ignored");
 	}
 	s = capture(do_dump, &d);
-	ok(strstr(s, "\t1008\t1016\t1017\t1018\t1019\t1020\t1021\t1022\n") != NULL,
+	ok(strstr(s, "\t1008\t1016\t1017\t1018\t1019\t1020\t1021\t1022\t") != NULL,
 	   "dump: columns 29-36 are rejected, then stats 16-22 in uapi order");
 	free(s);
 	memset(&d, 0, sizeof(d));
