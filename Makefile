@@ -88,10 +88,12 @@ bench:
 	bench/run
 	bench/latency
 	bench/programs
+	bench/farnode
 
 bench-quick:
 	bench/run --quick
 	bench/programs --quick
+	bench/farnode --quick
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

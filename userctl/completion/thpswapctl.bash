@@ -23,7 +23,7 @@ _thpswapctl()
 	local common="--json --ioctl --netlink --color --help --version"
 
 	case $prev in
-	--size|--memmap|--index|--range|--interval|--count|--width)
+	--size|--memmap|--node|--index|--range|--interval|--count|--width)
 		return ;;
 	--config)
 		COMPREPLY=($(compgen -f -- "$cur"))
@@ -37,7 +37,7 @@ _thpswapctl()
 	local i cmd= nargs=0
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--size|--memmap|--index|--range|--interval|--count|--width|--config) ((i++)) ;;
+		--size|--memmap|--node|--index|--range|--interval|--count|--width|--config) ((i++)) ;;
 		-*) ;;
 		*) if [[ -z $cmd ]]; then cmd=${words[i]}; else ((nargs++)); fi ;;
 		esac
@@ -46,7 +46,7 @@ _thpswapctl()
 	if [[ $cur == -* ]]; then
 		local opts=$common
 		case $cmd in
-		add) opts+=" --size --memmap --index" ;;
+		add) opts+=" --size --memmap --node --index" ;;
 		stats) opts+=" --prometheus" ;;
 		setup|teardown) opts+=" --config" ;;
 		clusters) opts+=" --range" ;;
