@@ -543,7 +543,7 @@ struct bad_case {
 	uint8_t cmd;
 	int dump;
 	int nattrs;
-	struct { uint16_t type; uint16_t len; uint64_t val; } attrs[3];
+	struct { uint16_t type; uint16_t len; uint64_t val; } attrs[4];
 	int err;
 	const char *msg;	/* substring of the extack message */
 };
@@ -566,6 +566,10 @@ TEST_F(nl, malformed)
 		{ "DEV_ADD memmap without phys", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_BACKING, 4, 1 } }, -EINVAL, "THPSWAP_A_DEV_BACKING_PHYS: missing" },
 		{ "DEV_ADD ram with phys", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_BACKING_PHYS, 8, 1ULL << 32 } }, -EINVAL, "only valid with memmap" },
 		{ "DEV_ADD memmap unaligned phys", THPSWAP_CMD_DEV_ADD, 0, 3, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_BACKING, 4, 1 }, { THPSWAP_A_DEV_BACKING_PHYS, 8, 4097 } }, -EINVAL, "2 MiB aligned" },
+		{ "DEV_ADD node -2", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_NODE, 4, 0xfffffffeU } }, -ERANGE, "out of range" },
+		{ "DEV_ADD node as u64", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_NODE, 8, 0 } }, -EINVAL, "invalid attribute length" },
+		{ "DEV_ADD node 1000 (absent)", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_NODE, 4, 1000 } }, -ENODEV, "THPSWAP_A_DEV_NODE: no such NUMA node" },
+		{ "DEV_ADD memmap with a node", THPSWAP_CMD_DEV_ADD, 0, 4, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_BACKING, 4, 1 }, { THPSWAP_A_DEV_BACKING_PHYS, 8, 1ULL << 32 }, { THPSWAP_A_DEV_NODE, 4, 0 } }, -EINVAL, "THPSWAP_A_DEV_NODE: only valid with RAM backing" },
 		{ "DEV_DEL without index", THPSWAP_CMD_DEV_DEL, 0, 0, { }, -EINVAL, "THPSWAP_A_DEV_INDEX: missing" },
 		{ "DEV_DEL absent", THPSWAP_CMD_DEV_DEL, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 62 } }, -ENODEV, "no such device" },
 		{ "STATS_RESET absent", THPSWAP_CMD_STATS_RESET, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 62 } }, -ENODEV, "no such device" },
