@@ -3,7 +3,9 @@
 # Guest flow: a device whose RAM comes from a far NUMA node, the way a CXL
 # memory expander appears (a node with memory and no CPUs).  Run with
 #   tests/vm/run --mem 1024 --far-node 512 --script tests/guest/farnode.sh
-# Node 0 has the CPUs and 1 GiB, node 1 512 MiB and no CPUs.
+# Node 0 has the CPUs and 1 GiB, node 1 512 MiB and no CPUs.  With
+# --memless-node and the argument "memless", only the refusal of a node
+# without memory (see below).
 #
 # Checks, from the kernel's own per-node figures
 # (/sys/devices/system/node/nodeN/meminfo, MemUsed) rather than from what
@@ -42,6 +44,50 @@ delta_is() {
 field() {	# field KEY LINE
 	printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
+
+# memless (tests/vm/run ... --far-node 512 --memless-node ... -- memless):
+# only the refusal of a node that is online (it has a CPU) but has no
+# memory; the rest needs the CPUs on node 0.
+if [ "${1:-}" = memless ]; then
+	echo "TAP version 13"
+	# Linux numbers the nodes itself (the SRAT's memory entries first): find
+	# the one that has a CPU and no memory.
+	m=
+	for d in /sys/devices/system/node/node[0-9]*; do
+		i=${d##*node}
+		[ -n "$(cat "$d/cpulist")" ] && [ "$(node_kb "$i" MemTotal)" = 0 ] && m=$i
+	done
+	if [ -n "$m" ]; then
+		ok "node $m: a CPU ($(cat /sys/devices/system/node/node$m/cpulist)), no memory (has_memory: $(cat /sys/devices/system/node/has_memory))"
+	else
+		not_ok "a node with a CPU and no memory (run with --far-node MiB --memless-node)"
+		for f in has_cpu has_memory online; do echo "# $f: $(cat /sys/devices/system/node/$f)"; done
+		tap_end
+		exit 1
+	fi
+	check "modprobe thpswap (no device)" $MODPROBE thpswap
+	for t in "" --ioctl; do
+		_err=$(thpswapctl $t add --size 64M --node "$m" 2>&1 >/dev/null) && _rc=0 || _rc=$?
+		if [ "$_rc" = 1 ] && [ -z "$(ls /sys/block | grep thpswap)" ] &&
+		    printf '%s\n' "$_err" | grep -q "on NUMA node $m: No such device: .*has no memory\( (THPSWAP_A_DEV_NODE)\)\{0,1\}$"; then
+			ok "thpswapctl $t add --node $m: refused, exit 1, 'has no memory'"
+		else
+			not_ok "thpswapctl $t add --node $m: refused, exit 1, 'has no memory'"
+			echo "# exit $_rc: $_err"
+		fi
+	done
+	check "rmmod thpswap" $RMMOD thpswap
+	dmesg -c > /dev/null
+	if $MODPROBE thpswap size=64M node="$m" 2>/dev/null; then
+		not_ok "modprobe node=$m refused"
+		$RMMOD thpswap
+	else
+		ok "modprobe node=$m refused"
+	fi
+	check "dmesg: node $m has no memory" sh -c "dmesg | grep 'thpswap: node=$m: the NUMA node has no memory'"
+	tap_end
+	exit
+fi
 
 echo "TAP version 13"
 
@@ -103,7 +149,7 @@ expect_refusal() {
 	fi
 }
 expect_refusal "add --node 7 (no such node): exit 1, named" 1 \
-	"adding a 64 MiB device on NUMA node 7: No such device: THPSWAP_A_DEV_NODE: no such NUMA node" \
+	"adding a 64 MiB device on NUMA node 7: No such device: THPSWAP_A_DEV_NODE: no such NUMA node (THPSWAP_A_DEV_NODE)" \
 	thpswapctl add --size 64M --node 7
 expect_refusal "ioctl add --node 7: exit 1, named" 1 \
 	"on NUMA node 7: No such device: NUMA node 7 does not exist or has no memory" \
