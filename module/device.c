@@ -83,6 +83,10 @@ static int thpswap_check_config(const struct thpswap_dev_config *cfg)
 	if (cfg->backing != THPSWAP_BACKING_RAM &&
 	    cfg->backing != THPSWAP_BACKING_MEMMAP)
 		return -EINVAL;
+	/* Before anything is allocated for a range that cannot exist. */
+	if (cfg->backing == THPSWAP_BACKING_MEMMAP &&
+	    (u64)cfg->backing_phys + cfg->size - 1 < cfg->backing_phys)
+		return -EINVAL;
 	return 0;
 }
 
