@@ -274,25 +274,31 @@ void thpswap_backing_write(const struct thpswap_backing *b, u64 off,
  * call (a few cycles of setup per 4 KiB); under QEMU TCG, where the tests
  * and the bench run, one 2 MiB memcpy() took 7x as long as 512 of 4 KiB
  * (256 MiB of whole-THP swap-in: 3.5-4.6 s against 0.5-0.7 s).
- * Returns 0 or -EIO.
+ * Returns 0 or -EIO (see backing.h).
  */
 int thpswap_backing_read(const struct thpswap_backing *b, u64 off,
-			 void *dst, size_t len)
+			 void *dst, size_t len, u64 *bad)
 {
 	const void *addr = thpswap_backing_addr(b, off);
 	bool mc = b->kind == THPSWAP_BACKING_MEMMAP;
+	unsigned long left;
 	size_t n;
 
 	while (len) {
 		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(addr));
 		if (mc) {
-			if (copy_mc_to_kernel(dst, addr, n))
+			left = copy_mc_to_kernel(dst, addr, n);
+			if (left) {
+				if (bad)
+					*bad = off + n - left;
 				return -EIO;
+			}
 		} else {
 			memcpy(dst, addr, n);
 		}
 		dst += n;
 		addr += n;
+		off += n;
 		len -= n;
 	}
 	return 0;
@@ -407,7 +413,7 @@ int thpswap_backing_read_bw(const struct thpswap_backing *b, u64 *mbps)
 	while (busy < THPSWAP_BW_BUSY_NS) {
 		t0 = ktime_get();
 		err = thpswap_backing_read(b, 0, page_address(dst_page),
-					   THPSWAP_CHUNK_SIZE);
+					   THPSWAP_CHUNK_SIZE, NULL);
 		busy += ktime_to_ns(ktime_sub(ktime_get(), t0));
 		if (err)
 			break;

@@ -79,8 +79,13 @@ void thpswap_backing_destroy(struct thpswap_backing *b);
  */
 void thpswap_backing_write(const struct thpswap_backing *b, u64 off,
 			   const void *src, size_t len);
+/*
+ * Returns 0, or -EIO when the machine-check-safe copy of a memmap range hit
+ * poisoned memory; then *@bad (if not NULL) is the device offset of the
+ * first byte not copied.
+ */
 int thpswap_backing_read(const struct thpswap_backing *b, u64 off,
-			 void *dst, size_t len);
+			 void *dst, size_t len, u64 *bad);
 /* May sleep; ~50 ms of thpswap_backing_read() of 2 MiB.  MB/s or -errno. */
 int thpswap_backing_read_bw(const struct thpswap_backing *b, u64 *mbps);
 void thpswap_backing_zero(const struct thpswap_backing *b, u64 off,

@@ -8,6 +8,12 @@
  *        0 s.HHHH...
  *       64 ................................................................
  *
+ * inject_badblocks (memmap devices, write-only, root): "SECTOR COUNT" marks
+ * COUNT 512-byte sectors from SECTOR bad, as poison found in the range
+ * would: reads touching them fail with -EIO until a write covers them.
+ * The sectors must lie inside the device.  /sys/block/thpswapN/badblocks
+ * lists them.
+ *
  * fail_read (kernels with CONFIG_FAULT_INJECTION_DEBUG_FS): the standard
  * fault-injection attributes (Documentation/fault-injection/), shared by
  * all devices.  A read chosen by it fails with -EIO before any byte moves,
@@ -16,9 +22,11 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/badblocks.h>
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
 #include "debugfs.h"
 #include "device.h"
@@ -94,6 +102,37 @@ static const struct seq_operations thpswap_cluster_map_sops = {
 
 DEFINE_SEQ_ATTRIBUTE(thpswap_cluster_map);
 
+/* May sleep. */
+static ssize_t thpswap_inject_badblocks_write(struct file *file,
+					      const char __user *ubuf,
+					      size_t count, loff_t *ppos)
+{
+	struct thpswap_dev *dev = file->private_data;
+	unsigned long long sector;
+	unsigned int nr;
+	char buf[48];
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%llu %u", &sector, &nr) != 2 || !nr ||
+	    nr > INT_MAX || sector >= dev->nr_sectors ||
+	    nr > dev->nr_sectors - sector)
+		return -EINVAL;
+	if (badblocks_set(dev->disk->bb, sector, nr, 1))
+		return -ENOSPC;
+	return count;
+}
+
+static const struct file_operations thpswap_inject_badblocks_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = thpswap_inject_badblocks_write,
+	.llseek = no_llseek,
+};
+
 void thpswap_debugfs_init(void)
 {
 	thpswap_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -112,6 +151,9 @@ void thpswap_debugfs_add_dev(struct thpswap_dev *dev)
 					  thpswap_debugfs_root);
 	debugfs_create_file("cluster_map", 0444, dev->debugfs, dev,
 			    &thpswap_cluster_map_fops);
+	if (dev->disk->bb)
+		debugfs_create_file("inject_badblocks", 0200, dev->debugfs, dev,
+				    &thpswap_inject_badblocks_fops);
 }
 
 void thpswap_debugfs_remove_dev(struct thpswap_dev *dev)

@@ -87,6 +87,10 @@ static int thpswap_check_config(const struct thpswap_dev_config *cfg)
 	if (cfg->backing != THPSWAP_BACKING_RAM &&
 	    cfg->backing != THPSWAP_BACKING_MEMMAP)
 		return -EINVAL;
+	/* Before anything is allocated for a range that cannot exist. */
+	if (cfg->backing == THPSWAP_BACKING_MEMMAP &&
+	    (u64)cfg->backing_phys + cfg->size - 1 < cfg->backing_phys)
+		return -EINVAL;
 	if (cfg->node < NUMA_NO_NODE)
 		return -EINVAL;
 	if (cfg->backing != THPSWAP_BACKING_RAM && cfg->node != NUMA_NO_NODE)
@@ -239,6 +243,8 @@ static int thpswap_add_disk(struct thpswap_dev *dev)
 		 dev->index);
 	set_capacity(disk, dev->nr_sectors);
 	thpswap_set_limits(disk->queue);
+	if (dev->backing.kind == THPSWAP_BACKING_MEMMAP)
+		disk->bb = &dev->badblocks;
 
 	/* Set before the disk is visible: sysfs and debugfs read it. */
 	dev->disk = disk;
@@ -256,6 +262,7 @@ static void thpswap_dev_free(struct thpswap_dev *dev)
 {
 	if (dev->stats)
 		thpswap_stats_free(dev->stats);
+	badblocks_exit(&dev->badblocks);
 	thpswap_clusters_destroy(&dev->clusters);
 	thpswap_backing_destroy(&dev->backing);
 	kfree(dev);
@@ -336,6 +343,12 @@ int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index)
 	if (!dev->stats) {
 		err = -ENOMEM;
 		goto err_unreserve;
+	}
+	/* A page for the table, here: the I/O path never allocates. */
+	if (cfg->backing == THPSWAP_BACKING_MEMMAP) {
+		err = badblocks_init(&dev->badblocks, 1);
+		if (err)
+			goto err_unreserve;
 	}
 
 	/* Not killable: what is built is ours to add or to undo. */

@@ -9,6 +9,7 @@
 #ifndef _THPSWAP_DEVICE_H
 #define _THPSWAP_DEVICE_H
 
+#include <linux/badblocks.h>
 #include <linux/blkdev.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
@@ -71,6 +72,15 @@ struct thpswap_dev {
 	struct thpswap_backing backing;
 	struct thpswap_clusters clusters;
 	struct thpswap_pcpu_stats __percpu *stats;
+	/*
+	 * Memmap devices only (@disk->bb points here, which is what shows it
+	 * in /sys/block/thpswapN/badblocks and what the I/O path tests): the
+	 * sectors known bad, as pmem keeps them.  A read that touches one
+	 * fails; a read whose copy hits poison adds its slot; a write clears
+	 * what it wrote.  Its table page is allocated at creation; it has its
+	 * own seqlock, taken without sleeping.
+	 */
+	struct badblocks badblocks;
 	struct dentry *debugfs;
 	/*
 	 * Sends the CLUSTER_CHANGE notifications of @clusters.changed;

@@ -6,12 +6,14 @@
  * Both end in backing.c with byte ranges split at 2 MiB chunk boundaries,
  * so a THP at an aligned device offset is exactly one copy.  Nothing here
  * allocates, sleeps or takes a lock other than a cluster's spinlock for a
- * few instructions.  Requests are validated whole before any byte moves:
- * a request partly outside the device fails without touching anything.
+ * few instructions, or the badblocks seqlock of a memmap device.  Requests
+ * are validated whole before any byte moves: a request partly outside the
+ * device, or a read touching a bad sector, fails without touching anything.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/badblocks.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/cacheflush.h>
@@ -53,6 +55,60 @@ static bool thpswap_infer_states(struct thpswap_dev *dev)
 	       !IS_SWAPFILE(dev->disk->part0->bd_inode);
 }
 
+/*
+ * Does not sleep.  True when [@sector, @sector + @len bytes) touches a
+ * sector recorded bad (memmap devices only; RAM ones have no table).
+ * Reading unlocked @bb->count first is what pmem does: a range being
+ * recorded concurrently is as good as recorded just after the check.
+ */
+static bool thpswap_is_bad(const struct thpswap_dev *dev, sector_t sector,
+			   u64 len)
+{
+	struct badblocks *bb = dev->disk->bb;
+	sector_t first_bad;
+	int nr_bad;
+
+	return bb && bb->count &&
+	       badblocks_check(bb, sector, len >> SECTOR_SHIFT, &first_bad,
+			       &nr_bad);
+}
+
+/*
+ * Does not sleep or allocate (the table is a page allocated at creation).
+ * A copy that hit poison at device offset @bad: its 4 KiB slot (our
+ * logical block) is bad from now on, so that later reads fail before they
+ * touch the memory again, as they do on pmem once the poison is known.
+ */
+static void thpswap_note_bad(struct thpswap_dev *dev, u64 bad)
+{
+	struct badblocks *bb = dev->disk->bb;
+	sector_t sector = round_down(bad, PAGE_SIZE) >> SECTOR_SHIFT;
+
+	if (bb && badblocks_set(bb, sector, THPSWAP_SLOT_SECTORS, 1))
+		pr_warn_ratelimited("%s: badblocks table full, sector %llu not recorded\n",
+				    dev->disk->disk_name,
+				    (unsigned long long)sector);
+}
+
+/*
+ * Does not sleep or allocate.  Called once a write's data is in place and
+ * visible: what it wrote is the caller's data now, whatever the memory
+ * held before, so its sectors are good again (pmem clears its badblocks
+ * the same way once it has cleared the poison).  If clearing the middle
+ * of a range needs a table entry and the table is full, the range stays
+ * bad: reads of it fail, which returns nothing stale.
+ */
+static void thpswap_clear_bad(struct thpswap_dev *dev, sector_t sector,
+			      u64 len)
+{
+	if (thpswap_is_bad(dev, sector, len) &&
+	    badblocks_clear(dev->disk->bb, sector, len >> SECTOR_SHIFT))
+		pr_warn_ratelimited("%s: badblocks table full, sectors %llu+%llu stay bad\n",
+				    dev->disk->disk_name,
+				    (unsigned long long)sector,
+				    len >> SECTOR_SHIFT);
+}
+
 /* Does not sleep.  Slots touched by a piece [@off, @off + @len), @len > 0. */
 static unsigned int thpswap_piece_slots(u64 off, u32 len)
 {
@@ -83,11 +139,14 @@ static bool thpswap_write_piece(struct thpswap_dev *dev, u64 off,
 static int thpswap_read_piece(struct thpswap_dev *dev, u64 off, void *dst,
 			      u32 len, bool *whole)
 {
+	u64 bad;
 	int err;
 
-	err = thpswap_backing_read(&dev->backing, off, dst, len);
-	if (err)
+	err = thpswap_backing_read(&dev->backing, off, dst, len, &bad);
+	if (err) {
+		thpswap_note_bad(dev, bad);
 		return err;
+	}
 	*whole = len == THPSWAP_CHUNK_SIZE;
 	thpswap_clusters_note_read(&dev->clusters, off >> PAGE_SHIFT,
 				   thpswap_piece_slots(off, len),
@@ -99,7 +158,7 @@ static int thpswap_read_piece(struct thpswap_dev *dev, u64 off, void *dst,
  * Does not sleep.  Moves [@off, @off + @len) between @buf and the device,
  * one piece per chunk, and counts whole-chunk pieces in *@nr_whole.
  * @op is REQ_OP_READ, REQ_OP_WRITE or REQ_OP_WRITE_ZEROES (@buf NULL).
- * Returns 0 or -EIO (poisoned memmap memory on read).
+ * Returns 0 or -EIO (poisoned memmap memory on read, now recorded bad).
  */
 static int thpswap_do_range(struct thpswap_dev *dev, enum req_op op, u64 off,
 			    void *buf, u64 len, unsigned int *nr_whole)
@@ -184,7 +243,8 @@ static blk_status_t thpswap_bio_rw(struct thpswap_dev *dev, struct bio *bio)
 		thpswap_stat_inc(dev, THPSWAP_STAT_REJECTED);
 		return BLK_STS_IOERR;
 	}
-	if (op == REQ_OP_READ && thpswap_should_fail_read(bytes))
+	if (op == REQ_OP_READ && (thpswap_should_fail_read(bytes) ||
+				  thpswap_is_bad(dev, sector, bytes)))
 		return BLK_STS_IOERR;
 
 	off = (u64)sector << SECTOR_SHIFT;
@@ -199,8 +259,10 @@ static blk_status_t thpswap_bio_rw(struct thpswap_dev *dev, struct bio *bio)
 			thpswap_flush_dcache_bvec(&bv);
 		off += bv.bv_len;
 	}
-	if (op == REQ_OP_WRITE)
+	if (op == REQ_OP_WRITE) {
 		thpswap_backing_barrier();
+		thpswap_clear_bad(dev, sector, bytes);
+	}
 	thpswap_account(dev, op == REQ_OP_WRITE, bytes, nr_whole);
 	return BLK_STS_OK;
 }
@@ -249,6 +311,7 @@ static blk_status_t thpswap_bio_write_zeroes(struct thpswap_dev *dev,
 	thpswap_do_range(dev, REQ_OP_WRITE_ZEROES, (u64)sector << SECTOR_SHIFT,
 			 NULL, bytes, &nr_whole);
 	thpswap_backing_barrier();
+	thpswap_clear_bad(dev, sector, bytes);
 	thpswap_account(dev, true, bytes, nr_whole);
 	return BLK_STS_OK;
 }
@@ -311,7 +374,8 @@ int thpswap_rw_page(struct block_device *bdev, sector_t sector,
 		thpswap_stat_inc(dev, THPSWAP_STAT_REJECTED);
 		return -EIO;
 	}
-	if (op == REQ_OP_READ && thpswap_should_fail_read(len))
+	if (op == REQ_OP_READ && (thpswap_should_fail_read(len) ||
+				  thpswap_is_bad(dev, sector, len)))
 		return -EIO;
 
 	if (op == REQ_OP_WRITE)
@@ -320,10 +384,12 @@ int thpswap_rw_page(struct block_device *bdev, sector_t sector,
 			       page_address(page), len, &nr_whole);
 	if (err)
 		return err;
-	if (op == REQ_OP_WRITE)
+	if (op == REQ_OP_WRITE) {
 		thpswap_backing_barrier();
-	else
+		thpswap_clear_bad(dev, sector, len);
+	} else {
 		flush_dcache_folio(folio);
+	}
 	thpswap_account(dev, op == REQ_OP_WRITE, len, nr_whole);
 
 	page_endio(page, op_is_write(op), 0);

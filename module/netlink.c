@@ -323,6 +323,13 @@ static int thpswap_nl_dev_add_doit(struct sk_buff *skb,
 					    "THPSWAP_A_DEV_BACKING_PHYS: must be a non-zero, 2 MiB aligned physical address");
 			return -EINVAL;
 		}
+		/* cfg.size <= THPSWAP_MAX_SIZE (the policy): no overflow. */
+		if (phys + cfg.size - 1 < phys) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    attrs[THPSWAP_A_DEV_BACKING_PHYS],
+					    "THPSWAP_A_DEV_BACKING_PHYS: the range wraps past the end of the address space");
+			return -EINVAL;
+		}
 		cfg.backing_phys = phys;
 	} else if (attrs[THPSWAP_A_DEV_BACKING_PHYS]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,

@@ -166,6 +166,7 @@ static const struct {
 static int parse_options(int argc, char **argv, bool *help)
 {
 	uint64_t v;
+	int err;
 	int c;
 
 	opterr = 0;
@@ -207,7 +208,11 @@ static int parse_options(int argc, char **argv, bool *help)
 			break;
 		case LO_MEMMAP:
 			opt.seen |= O_MEMMAP;
-			if (parse_size(optarg, &opt.memmap))
+			err = parse_memmap_addr(optarg, &opt.memmap);
+			if (err == -EDOM)
+				return usage_err("bad address '%s' (%" PRIu64 " bytes): the memmap range starts at a non-zero multiple of 2 MiB (memmap=SIZE!ADDR; e.g. 0x100000000 or 4G)",
+						 optarg, opt.memmap);
+			if (err)
 				return usage_err("bad address '%s': want 0xHEX, or a number with K, M, G or T",
 						 optarg);
 			break;

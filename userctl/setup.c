@@ -220,7 +220,7 @@ static void parse_device_line(struct conf *c, int line, const char *name, char *
 					 val);
 		} else if (seen == &seen_memmap) {
 			d->memmap = true;
-			if (parse_size(val, &d->memmap_addr) || d->memmap_addr % TSW_CLUSTER_SIZE)
+			if (parse_memmap_addr(val, &d->memmap_addr))
 				conf_err(c, line,
 					 "bad memmap address '%s': want a 2M-aligned address (0xHEX)",
 					 val);

@@ -218,6 +218,11 @@ extern const struct tsw_transport *tp;
 /* util.c: parsing, units, errors. */
 int parse_dev(const char *arg, uint32_t *index);
 int parse_size(const char *arg, uint64_t *out);
+/*
+ * 0; -EINVAL or -ERANGE (not a size); -EDOM (not a non-zero 2 MiB
+ * multiple: *@out holds the value read, for the message).
+ */
+int parse_memmap_addr(const char *arg, uint64_t *out);
 int parse_u64(const char *arg, uint64_t *out);
 int parse_range(const char *arg, uint64_t *first, uint64_t *last, bool *has_last);
 int parse_interval(const char *arg, double *out);

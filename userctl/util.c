@@ -140,6 +140,24 @@ int parse_size(const char *arg, uint64_t *out)
 	return 0;
 }
 
+/*
+ * The start of a memmap=SIZE!ADDR range: a byte address as parse_size()
+ * reads it, which the module only takes as a non-zero multiple of 2 MiB
+ * (one chunk is one cluster).  Checked here too, so that a value read
+ * differently than meant ("0x1b" is 27, not 1 of anything) is refused
+ * by name before anything is asked of the kernel.
+ */
+int parse_memmap_addr(const char *arg, uint64_t *out)
+{
+	uint64_t v;
+	int err = parse_size(arg, &v);
+
+	if (err)
+		return err;
+	*out = v;
+	return !v || v % TSW_CLUSTER_SIZE ? -EDOM : 0;
+}
+
 /* A:B, A:, :B or A (a single cluster); [A, B), B = 0 means the end. */
 int parse_range(const char *arg, uint64_t *first, uint64_t *last, bool *has_last)
 {

@@ -263,6 +263,12 @@ run 2 add --size 12X && has "bad size '12X'" err
 ok $? "add with a malformed size: exit 2"
 run 2 add --size && has "needs a value" err
 ok $? "option without its value: exit 2"
+run 2 add --size 8M --memmap 0x1b && has "bad address '0x1b' (27 bytes): the memmap range starts at a non-zero multiple of 2 MiB" err
+ok $? "add --memmap 0x1b: exit 2, naming the value as read"
+run 2 add --size 8M --memmap 0x1000 --ioctl && has "bad address '0x1000' (4096 bytes)" err
+ok $? "...over ioctl too"
+run 2 add --size 8M --memmap 4X && has "bad address '4X': want 0xHEX" err
+ok $? "add --memmap 4X: exit 2, not a number"
 run 2 watch --interval 0 && has "bad interval" err
 ok $? "watch --interval 0: exit 2"
 run 2 clusters 0 --range 9:3 && has "bad range" err

@@ -82,7 +82,8 @@ TEST(errors)
 	struct thpswap_cluster_entry e[4];
 	uint64_t v[__THPSWAP_STAT_CNT];
 	unsigned char big[256];
-	int fd = ctl_open();
+	bool had[THPSWAP_MAX_DEVICES];
+	int fd = ctl_open(), k;
 
 	ASSERT_LE(0, fd);
 	/* unknown commands */
@@ -145,11 +146,58 @@ TEST(errors)
 	a.backing_phys = 0;
 	a.bytes = 1ULL << 40;	/* more than the RAM */
 	EXPECT_EQ(-ENOMEM, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	/* issue 15: indices past the table (-1 alone means the lowest free) */
+	for (k = 0; k < THPSWAP_MAX_DEVICES; k++)
+		had[k] = !ctl_info(fd, k, &i);
+	a.bytes = 4 << 20;
+	a.index = INT32_MAX;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.index = INT32_MIN;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.index = -2;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.index = -1;
+	/* sizes and memmap ranges that overflow */
+	a.bytes = 0xffffffffffe00000ULL;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.bytes = ~0ULL;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.bytes = (16ULL << 40) + (2 << 20);
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.bytes = 4 << 20;
+	a.backing = THPSWAP_BACKING_MEMMAP;
+	a.backing_phys = 0;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));	/* no address */
+	a.backing_phys = 0xffffffffffe00000ULL;			/* wraps */
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.backing_phys = 0xffffffffffc00000ULL;			/* ends at 2^64 */
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.bytes = 16ULL << 40;
+	a.backing_phys = 0xfffff80000000000ULL;			/* wraps */
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.bytes = 4 << 20;
+	a.backing_phys = 0;
+	a.backing = THPSWAP_BACKING_RAM;
+	/* the struct one byte short of its first version */
+	a.size = THPSWAP_ADD_SIZE_VER0 - 1;
+	EXPECT_EQ(-EINVAL, ctl_ioctl(fd, THPSWAP_IOC_ADD, &a));
+	a.size = sizeof(a);
+	/* none of it made a device */
+	for (k = 0; k < THPSWAP_MAX_DEVICES; k++)
+		EXPECT_EQ(had[k], !ctl_info(fd, k, &i)) TH_LOG("thpswap%d came or went", k);
 	/* indices */
 	EXPECT_EQ(-ENODEV, ctl_info(fd, 63, &i));
 	EXPECT_EQ(-ENODEV, ctl_info(fd, 100000, &i));
 	EXPECT_EQ(-ENODEV, ctl_dev(fd, THPSWAP_IOC_REMOVE, 63));
 	EXPECT_EQ(-ENODEV, ctl_dev(fd, THPSWAP_IOC_RESET_STATS, 1U << 31));
+	EXPECT_EQ(-ENODEV, ctl_info(fd, 64, &i));
+	EXPECT_EQ(-ENODEV, ctl_info(fd, 0xffffffffU, &i));
+	EXPECT_EQ(-ENODEV, ctl_dev(fd, THPSWAP_IOC_REMOVE, 64));
+	EXPECT_EQ(-ENODEV, ctl_dev(fd, THPSWAP_IOC_REMOVE, 0xffffffffU));
+	EXPECT_EQ(-ENODEV, ctl_dev(fd, THPSWAP_IOC_RESET_STATS, 64));
+	EXPECT_EQ(-ENODEV, ctl_dev(fd, THPSWAP_IOC_RESET_STATS, 0xffffffffU));
+	EXPECT_EQ(-ENODEV, ctl_stats(fd, 64, v));
+	EXPECT_EQ(-ENODEV, ctl_stats(fd, 0xffffffffU, v));
 	/* STATS: count grows and shrinks */
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
@@ -398,7 +446,8 @@ TEST_F_TIMEOUT(slow, fuzz, 900)
 		if (rnd() % 2) {
 			memset(buf, 0, 128);
 			*(uint32_t *)buf = rnd() % 3 ? 32 + 8 * (rnd() % 8) : rnd() % 200;
-			*(uint32_t *)(buf + 4) = rnd() % 70;	/* index */
+			*(uint32_t *)(buf + 4) = rnd() % 4 ? rnd() % 70 :	/* index */
+				(uint32_t[]){ 0xffffffffU, 64, 0x80000000U, 0xfffffffeU }[rnd() % 4];
 			if (_IOC_NR(cmd) == 1 && *(uint32_t *)(buf + 4) == 0)
 				*(uint32_t *)(buf + 4) = 1;	/* keep thpswap0 */
 			*(uint64_t *)(buf + 8) = rnd() % 3 ? rnd() % 300 : rnd();
@@ -407,6 +456,13 @@ TEST_F_TIMEOUT(slow, fuzz, 900)
 			if (_IOC_NR(cmd) == 0) {	/* ADD: small sizes only */
 				*(int32_t *)(buf + 8) = (int32_t)(rnd() % 70) - 1;
 				*(uint64_t *)(buf + 16) = (rnd() % 6) << 21;
+				if (rnd() % 4 == 0)	/* issue 15: an index past the table */
+					*(int32_t *)(buf + 8) = (int32_t[]){ INT32_MAX, INT32_MIN, 64, -2 }[rnd() % 4];
+				if (rnd() % 8 == 0) {	/* sizes and ranges that overflow */
+					*(uint64_t *)(buf + 16) = (uint64_t[]){ ~0ULL, 0xffffffffffe00000ULL, 16ULL << 40 }[rnd() % 3];
+					*(uint32_t *)(buf + 12) = rnd() % 2;	/* backing */
+					*(uint64_t *)(buf + 24) = (uint64_t[]){ 0, 0xffffffffffe00000ULL, 0xfffff80000000000ULL }[rnd() % 3];
+				}
 			}
 			switch (rnd() % 5) {	/* user pointers inside */
 			case 0: *(uint64_t *)(buf + 24) = (uintptr_t)out; break;

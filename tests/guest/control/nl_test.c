@@ -579,6 +579,35 @@ TEST_F(nl, malformed)
 		{ "CLUSTERS_GET as doit", THPSWAP_CMD_CLUSTERS_GET, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 0 } }, -EOPNOTSUPP, "" },
 		{ "notification command as request", THPSWAP_CMD_CLUSTER_CHANGE, 0, 0, { }, -EOPNOTSUPP, "" },
 		{ "unknown command", 99, 0, 0, { }, -EOPNOTSUPP, "" },
+		/* issue 15: indices past the table, on every command that takes one */
+		{ "DEV_GET index 4294967295", THPSWAP_CMD_DEV_GET, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 0xffffffffULL } }, -ERANGE, "out of range" },
+		{ "DEV_ADD index 4294967295", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_INDEX, 4, 0xffffffffULL } }, -ERANGE, "out of range" },
+		{ "DEV_ADD index 64", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_INDEX, 4, 64 } }, -ERANGE, "out of range" },
+		{ "DEV_DEL index 64", THPSWAP_CMD_DEV_DEL, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 64 } }, -ERANGE, "out of range" },
+		{ "DEV_DEL index 4294967295", THPSWAP_CMD_DEV_DEL, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 0xffffffffULL } }, -ERANGE, "out of range" },
+		{ "STATS_GET index 64", THPSWAP_CMD_STATS_GET, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 64 } }, -ERANGE, "out of range" },
+		{ "STATS_RESET index 4294967295", THPSWAP_CMD_STATS_RESET, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 0xffffffffULL } }, -ERANGE, "out of range" },
+		{ "CLUSTERS_GET index 64", THPSWAP_CMD_CLUSTERS_GET, 1, 1, { { THPSWAP_A_DEV_INDEX, 4, 64 } }, -ERANGE, "out of range" },
+		{ "CLUSTERS_GET index 4294967295", THPSWAP_CMD_CLUSTERS_GET, 1, 1, { { THPSWAP_A_DEV_INDEX, 4, 0xffffffffULL } }, -ERANGE, "out of range" },
+		/* DEV_ADD without a size, even with everything else */
+		{ "DEV_ADD index only", THPSWAP_CMD_DEV_ADD, 0, 1, { { THPSWAP_A_DEV_INDEX, 4, 5 } }, -EINVAL, "THPSWAP_A_DEV_SIZE: missing" },
+		{ "DEV_ADD memmap without size", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_BACKING, 4, 1 }, { THPSWAP_A_DEV_BACKING_PHYS, 8, 1ULL << 32 } }, -EINVAL, "THPSWAP_A_DEV_SIZE: missing" },
+		/* sizes and addresses that overflow */
+		{ "DEV_ADD size 2^64 - 2M", THPSWAP_CMD_DEV_ADD, 0, 1, { { THPSWAP_A_DEV_SIZE, 8, 0xffffffffffe00000ULL } }, -ERANGE, "out of range" },
+		{ "DEV_ADD size 2^64 - 1", THPSWAP_CMD_DEV_ADD, 0, 1, { { THPSWAP_A_DEV_SIZE, 8, ~0ULL } }, -ERANGE, "out of range" },
+		{ "DEV_ADD size 16 TiB + 2M", THPSWAP_CMD_DEV_ADD, 0, 1, { { THPSWAP_A_DEV_SIZE, 8, (16ULL << 40) + (2 << 20) } }, -ERANGE, "out of range" },
+		{ "DEV_ADD memmap range wraps", THPSWAP_CMD_DEV_ADD, 0, 3, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_BACKING, 4, 1 }, { THPSWAP_A_DEV_BACKING_PHYS, 8, 0xffffffffffe00000ULL } }, -EINVAL, "THPSWAP_A_DEV_BACKING_PHYS: the range wraps" },
+		{ "DEV_ADD memmap range ends at 2^64", THPSWAP_CMD_DEV_ADD, 0, 3, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_BACKING, 4, 1 }, { THPSWAP_A_DEV_BACKING_PHYS, 8, 0xffffffffffc00000ULL } }, -EINVAL, "not reserved" },
+		{ "DEV_ADD memmap 16 TiB past 2^63", THPSWAP_CMD_DEV_ADD, 0, 3, { { THPSWAP_A_DEV_SIZE, 8, 16ULL << 40 }, { THPSWAP_A_DEV_BACKING, 4, 1 }, { THPSWAP_A_DEV_BACKING_PHYS, 8, 0xfffff80000000000ULL } }, -EINVAL, "THPSWAP_A_DEV_BACKING_PHYS: the range wraps" },
+		/* attributes of the wrong length */
+		{ "DEV_ADD size as u32", THPSWAP_CMD_DEV_ADD, 0, 1, { { THPSWAP_A_DEV_SIZE, 4, 4 << 20 } }, -EINVAL, "invalid attribute length" },
+		{ "DEV_ADD size as 16 bytes", THPSWAP_CMD_DEV_ADD, 0, 1, { { THPSWAP_A_DEV_SIZE, 16, 4 << 20 } }, -EINVAL, "invalid attribute length" },
+		{ "DEV_ADD backing as u64", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_BACKING, 8, 1 } }, -EINVAL, "invalid attribute length" },
+		{ "DEV_ADD phys as u32", THPSWAP_CMD_DEV_ADD, 0, 3, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_BACKING, 4, 1 }, { THPSWAP_A_DEV_BACKING_PHYS, 4, 0x200000 } }, -EINVAL, "invalid attribute length" },
+		{ "DEV_ADD index empty", THPSWAP_CMD_DEV_ADD, 0, 2, { { THPSWAP_A_DEV_SIZE, 8, 4 << 20 }, { THPSWAP_A_DEV_INDEX, 0, 0 } }, -EINVAL, "invalid attribute length" },
+		{ "DEV_DEL index as u16", THPSWAP_CMD_DEV_DEL, 0, 1, { { THPSWAP_A_DEV_INDEX, 2, 1 } }, -EINVAL, "invalid attribute length" },
+		{ "CLUSTERS_GET first as u64", THPSWAP_CMD_CLUSTERS_GET, 1, 2, { { THPSWAP_A_DEV_INDEX, 4, 0 }, { THPSWAP_A_CLUSTERS_FIRST, 8, 0 } }, -EINVAL, "invalid attribute length" },
+		{ "CLUSTERS_GET count as u8", THPSWAP_CMD_CLUSTERS_GET, 1, 2, { { THPSWAP_A_DEV_INDEX, 4, 0 }, { THPSWAP_A_CLUSTERS_COUNT, 1, 1 } }, -EINVAL, "invalid attribute length" },
 	};
 	unsigned int c;
 	int k, err;
@@ -682,9 +711,17 @@ static void drain(struct nl *nl)
 	}
 }
 
-/* 10,000 random messages: commands, flags, attribute types, lengths, data. */
+/*
+ * 10,000 random messages: commands, flags, attribute types, lengths, data,
+ * with values at the edges (indices past the table, sizes and addresses
+ * that overflow) among them.
+ */
 TEST_F_TIMEOUT(nl, fuzz, 900)
 {
+	static const uint64_t edges[] = {
+		0xffffffffULL, 64, 0x80000000ULL, ~0ULL, 0xffffffffffe00000ULL,
+		(16ULL << 40) + (2 << 20), 0xfffff80000000000ULL,
+	};
 	struct thpswap_ioc_info info;
 	struct req q;
 	long k, errs = 0, oks = 0;
@@ -707,6 +744,8 @@ TEST_F_TIMEOUT(nl, fuzz, 900)
 
 			if (rnd() % 2)
 				val[0] %= 70;	/* plausible index/count */
+			else if (rnd() % 4 == 0)	/* issue 15's edges */
+				val[0] = edges[rnd() % (sizeof(edges) / sizeof(edges[0]))];
 			if (type == THPSWAP_A_DEV_SIZE && rnd() % 2)
 				val[0] = (rnd() % 5) << 21;
 			if (type == THPSWAP_A_DEV_INDEX && !val[0])

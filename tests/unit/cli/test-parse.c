@@ -55,6 +55,19 @@ static void size(const char *s, int want_err, uint64_t want)
 		ok(!err && v == want, "parse_size '%s' = %" PRIu64 " (got %" PRIu64 ")", s, want, v);
 }
 
+static void memmap_addr(const char *s, int want_err, uint64_t want)
+{
+	uint64_t v = 0;
+	int err = parse_memmap_addr(s, &v);
+
+	if (want_err)
+		ok(err == want_err && (err != -EDOM || v == want),
+		   "parse_memmap_addr rejects '%s' with %d (got %d, %" PRIu64 ")", s, want_err, err, v);
+	else
+		ok(!err && v == want, "parse_memmap_addr '%s' = %" PRIu64 " (got %d, %" PRIu64 ")",
+		   s, want, err, v);
+}
+
 static void range(const char *s, int want_err, uint64_t a, uint64_t b, bool has_b)
 {
 	uint64_t x = 99, y = 99;
@@ -207,6 +220,22 @@ int main(void)
 	size("16777216T", 1, 0);
 	size("18446744073709551616", 1, 0);
 	size("18446744073709551615", 0, UINT64_MAX);
+
+	/* "0x1b" is 27 bytes, not a unit: refused, naming what it was read as. */
+	memmap_addr("0x1b", -EDOM, 27);
+	memmap_addr("0x1B", -EDOM, 27);
+	memmap_addr("27", -EDOM, 27);
+	memmap_addr("0", -EDOM, 0);
+	memmap_addr("1M", -EDOM, 1ULL << 20);
+	memmap_addr("0x100001000", -EDOM, 0x100001000ULL);
+	memmap_addr("0x100000000", 0, 1ULL << 32);
+	memmap_addr("4G", 0, 1ULL << 32);
+	memmap_addr("2M", 0, 2ULL << 20);
+	memmap_addr("0x1bG", 0, 27ULL << 30);
+	memmap_addr("0x1g", 0, 1ULL << 30);
+	memmap_addr("4X", -EINVAL, 0);
+	memmap_addr("", -EINVAL, 0);
+	memmap_addr("16777216T", -ERANGE, 0);
 
 	range("3:9", 0, 3, 9, true);
 	range("3:", 0, 3, 0, false);
