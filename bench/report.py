@@ -406,6 +406,8 @@ def main():
     def expected(k):
         ncpu = int(data[k]["info"].get("ncpu", 2))
         wls = [f"cycle-{c}" for c in cycles]
+        if config.get("steady", "1") == "1":
+            wls += [f"cycle-{c}-steady" for c in cycles]
         wls += [f"seq-{ncpu}p", f"seq-{2 * ncpu}p", f"rand-{ncpu}p",
                 f"mt-{2 * ncpu}t"]
         devs = config.get(f"devices_{k}", "thpswap pmem brd zram").split()
@@ -535,6 +537,19 @@ def main():
         target(f"{k}: swap-out thpswap / zram", ratio(o, med(k, "zram", big, "out_mbps")), 3.0, ">=")
         target(f"{k}: swap-out thpswap / in-kernel copy limit", med(k, "thpswap", big, "out_limit"), 0.5, ">=",
                why=unsound(k, "thpswap", big, "out_limit"))
+    # Steady state: every device written once before the timed cycles
+    # (brd and zram allocate on first write; thpswap and pmem never do).
+    steady = big + "-steady"
+    for k in kernels:
+        if not summary.get(k, {}).get("brd", {}).get(steady):
+            continue
+        target(f"{k}: swap-out thpswap / brd, steady state",
+               ratio(med(k, "thpswap", steady, "out_mbps"), med(k, "brd", steady, "out_mbps")),
+               1.0, ">=", "same VM, same kernel")
+        if k == "patched":
+            target("patched: whole-THP swap-in thpswap / brd, steady state",
+                   ratio(med(k, "thpswap", steady, "in_mbps"), med(k, "brd", steady, "in_mbps")),
+                   1.2, ">=", "same VM, same kernel; both swap in whole THPs")
     if "patched" in kernels:
         pin = med("patched", "thpswap", big, "in_mbps")
         pbe = med("patched", "thpswap", big, "in_beyond_s_per_gib")
@@ -599,11 +614,15 @@ def main():
         devs, _ = expected(k)
         return [d for d in DEV_ORDER if d in devs] + [d for d in devs if d not in DEV_ORDER]
 
-    for c in cycles:
-        wl = f"cycle-{c}"
-        md += [f"## MADV_PAGEOUT cycle, {c} MiB", "",
+    cycle_wls = [w for w in expected(kernels[0])[1] if w.startswith("cycle-")] if kernels else []
+    for wl in cycle_wls:
+        c = wl.split("-")[1]
+        state = ("steady state: the whole device written once before (brd and zram "
+                 "have allocated their memory)" if wl.endswith("-steady")
+                 else "fresh device (brd and zram allocate on first write)")
+        md += [f"## MADV_PAGEOUT cycle, {c} MiB, {state.split(':')[0].split(' (')[0]}", "",
                f"`thpswap-mem --size {c} --cycles 1`: MADV_PAGEOUT of {c} MiB of "
-               "MADV_HUGEPAGE memory (out), then one read per 4 KiB page (in).", ""]
+               f"MADV_HUGEPAGE memory (out), then one read per 4 KiB page (in); {state}.", ""]
         rows = []
         for k in kernels:
             for dev in row_keys(k):

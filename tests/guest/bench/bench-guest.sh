@@ -22,6 +22,11 @@
 #   PR_TOTAL_MIB  their total working set (default 384)
 #   RAND_PCT    % of the pages the rand workload reads back (default 1)
 #   WORKLOADS   subset of: cycle seq seq2 rand mt (default all)
+#   STEADY      1 (default): after a device's workloads, write the whole
+#               device once (swapoff, incompressible data, mkswap, swapon)
+#               and run the cycles again as cycle-<MiB>-steady: brd and
+#               zram allocate their memory on first write, so a fresh
+#               device measures that allocation; 0: fresh only
 #
 # Output: every record is one line "B kernel= rep= dev= wl= " followed by
 # the key=value pairs of swapbench / thpswap-mem (see their headers), and
@@ -41,10 +46,11 @@ PR_MAX_MIB=192
 PR_TOTAL_MIB=384
 RAND_PCT=1
 WORKLOADS="cycle seq seq2 rand mt"
+STEADY=1
 for arg in "$@"; do
 	case "$arg" in
 	KERNEL=*|DEVICES=*|REPS=*|SWAP_MIB=*|CYCLE_MIB=*|PR_MAX_MIB=*|\
-	PR_TOTAL_MIB=*|RAND_PCT=*|WORKLOADS=*)
+	PR_TOTAL_MIB=*|RAND_PCT=*|WORKLOADS=*|STEADY=*)
 		eval "${arg%%=*}=\"\${arg#*=}\"" ;;
 	*) echo "# bench-guest.sh: unknown argument '$arg'"; exit 2 ;;
 	esac
@@ -173,6 +179,28 @@ workloads() {	# workloads REP DEV BLK
 	done
 }
 
+# steady REP DEV BLK: write all of BLK once (1 MiB of random bytes over
+# and over: nothing a compressing or zero-detecting device can skip), put
+# swap back on it and run the cycles again, as cycle-<MiB>-steady.
+steady() {
+	r=$1 d=$2 b=$3
+	[ "$STEADY" = 1 ] || return 0
+	swapoff "$b" || { fail "steady $d: swapoff"; return; }
+	mib=$(($(blockdev --getsize64 "$b") / 1048576))
+	i=0
+	while [ $i -lt "$mib" ]; do cat /tmp/random-1m; i=$((i + 1)); done |
+		dd of="$b" bs=1048576 count="$mib" iflag=fullblock 2>/dev/null ||
+		{ fail "steady $d: writing $mib MiB to $b"; return; }
+	mkswap "$b" > /dev/null && swapon "$b" ||
+		{ fail "steady $d: mkswap/swapon"; return; }
+	echo "# rep $r $d: $mib MiB written once; steady-state cycles"
+	for m in $CYCLE_MIB; do
+		run "$r" "$d" "$b" "cycle-$m-steady" swapbench exec --dev "${b#/dev/}" -- \
+			thpswap-mem --size "$m" --cycles 1 --dev "${b#/dev/}" --quiet
+	done
+}
+head -c 1048576 /dev/urandom > /tmp/random-1m || fail "no /dev/urandom"
+
 echo "# bench-guest: kernel $(uname -r) ($KERNEL), $NCPU CPUs, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 echo "# devices '$DEVICES' x $REPS, swap ${SWAP_MIB} MiB, cycles '$CYCLE_MIB' MiB, pressure ${PR_TOTAL_MIB} MiB in memory.max ${PR_MAX_MIB} MiB"
 echo always > $THP/enabled
@@ -208,6 +236,7 @@ while [ "$r" -le "$REPS" ]; do
 		thpswap*) for i in 1 2 3; do copy_bw "$r" "$d"; done ;;
 		esac
 		workloads "$r" "$d" "$blk"
+		case " $WORKLOADS " in *" cycle "*) steady "$r" "$d" "$blk" ;; esac
 		teardown "$d" "$blk" || fail "teardown $d"
 	done
 	r=$((r + 1))
