@@ -87,6 +87,7 @@ demo:
 bench:
 	bench/run
 	bench/latency
+	bench/profile
 	bench/programs
 	bench/farnode
 
