@@ -245,11 +245,37 @@ void thpswap_backing_destroy(struct thpswap_backing *b)
 	}
 }
 
-/* Does not sleep.  @off..@off+@len lies inside one chunk. */
-static inline void *thpswap_backing_addr(const struct thpswap_backing *b,
-					 u64 off)
+/*
+ * Where a slot's data lives: page p of a chunk's 512 is kept at page
+ * (p + 1) % 512 of the chunk.
+ *
+ * This is for QEMU TCG, where the tests and the bench run; on hardware it
+ * costs one more memcpy_flushcache() call per 2 MiB written and nothing
+ * else.  TCG's software TLB is direct-mapped, indexed by virtual page
+ * number.  A THP and a chunk are both 2 MiB-aligned, so page p of one and
+ * page p of the other take the same slot of that TLB, and a copy between
+ * them (a THP's swap-out, a whole-THP swap-in) evicted one side's
+ * translation with every load and store: 512 MiB swapped in whole at
+ * 127-313 MB/s where brd, whose pages lie anywhere, did 478-1694 MB/s in
+ * the same VM, and the same copy through a small bounce buffer did
+ * 650-1150 MB/s.  Shifted by a page, no page of a chunk meets the page of
+ * the THP it is copied to or from.
+ */
+#define THPSWAP_SHIFT_BYTES	PAGE_SIZE
+
+/*
+ * Does not sleep.  The address of byte @off, and in *@run how many of the
+ * @len bytes from there are contiguous in the backing: up to where the
+ * shift wraps around the chunk.  @off..@off+@len lies inside one chunk.
+ */
+static inline void *thpswap_backing_run(const struct thpswap_backing *b,
+					u64 off, size_t len, size_t *run)
 {
-	return b->chunks[off >> THPSWAP_CHUNK_SHIFT] + (off & THPSWAP_CHUNK_MASK);
+	u64 at = ((off & THPSWAP_CHUNK_MASK) + THPSWAP_SHIFT_BYTES) &
+		 THPSWAP_CHUNK_MASK;
+
+	*run = min_t(u64, len, THPSWAP_CHUNK_SIZE - at);
+	return b->chunks[off >> THPSWAP_CHUNK_SHIFT] + at;
 }
 
 /*
@@ -262,7 +288,16 @@ static inline void *thpswap_backing_addr(const struct thpswap_backing *b,
 void thpswap_backing_write(const struct thpswap_backing *b, u64 off,
 			   const void *src, size_t len)
 {
-	memcpy_flushcache(thpswap_backing_addr(b, off), src, len);
+	void *addr;
+	size_t n;
+
+	while (len) {
+		addr = thpswap_backing_run(b, off, len, &n);
+		memcpy_flushcache(addr, src, n);
+		src += n;
+		off += n;
+		len -= n;
+	}
 }
 
 /*
@@ -270,22 +305,23 @@ void thpswap_backing_write(const struct thpswap_backing *b, u64 off,
  * read it with the machine-check-safe copy and fail the read instead of
  * taking the machine down.  RAM chunks are ordinary kernel memory.
  *
- * The copy goes in 4 KiB pieces.  On hardware that costs the same as one
- * call (a few cycles of setup per 4 KiB); under QEMU TCG, where the tests
- * and the bench run, one 2 MiB memcpy() took 7x as long as 512 of 4 KiB
- * (256 MiB of whole-THP swap-in: 3.5-4.6 s against 0.5-0.7 s).
+ * The copy goes in 4 KiB pieces, page by page of the shifted layout (see
+ * thpswap_backing_run()).  On hardware that costs the same as one call (a
+ * few cycles of setup per 4 KiB); under QEMU TCG one 2 MiB memcpy() took
+ * 7x as long as 512 of 4 KiB (the same TLB conflict, before the shift).
  * Returns 0 or -EIO (see backing.h).
  */
 int thpswap_backing_read(const struct thpswap_backing *b, u64 off,
 			 void *dst, size_t len, u64 *bad)
 {
-	const void *addr = thpswap_backing_addr(b, off);
 	bool mc = b->kind == THPSWAP_BACKING_MEMMAP;
 	unsigned long left;
+	const void *addr;
 	size_t n;
 
 	while (len) {
-		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(addr));
+		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(off));
+		addr = thpswap_backing_run(b, off, n, &n);
 		if (mc) {
 			left = copy_mc_to_kernel(dst, addr, n);
 			if (left) {
@@ -297,7 +333,6 @@ int thpswap_backing_read(const struct thpswap_backing *b, u64 off,
 			memcpy(dst, addr, n);
 		}
 		dst += n;
-		addr += n;
 		off += n;
 		len -= n;
 	}
@@ -309,13 +344,14 @@ void thpswap_backing_zero(const struct thpswap_backing *b, u64 off,
 			  size_t len)
 {
 	const void *zero = page_address(ZERO_PAGE(0));
-	void *addr = thpswap_backing_addr(b, off);
+	void *addr;
 	size_t n;
 
 	while (len) {
-		n = min_t(size_t, len, PAGE_SIZE);
+		n = min_t(size_t, len, PAGE_SIZE - offset_in_page(off));
+		addr = thpswap_backing_run(b, off, n, &n);
 		memcpy_flushcache(addr, zero, n);
-		addr += n;
+		off += n;
 		len -= n;
 	}
 }
@@ -362,7 +398,6 @@ static int thpswap_measure_copy_bw(struct thpswap_backing *b)
 {
 	u64 bytes = 0, busy = 0;
 	struct page *src_page;
-	void *dst = b->chunks[0];
 	ktime_t t0;
 
 	/*
@@ -377,8 +412,8 @@ static int thpswap_measure_copy_bw(struct thpswap_backing *b)
 	}
 	while (busy < THPSWAP_BW_BUSY_NS) {
 		t0 = ktime_get();
-		memcpy_flushcache(dst, page_address(src_page),
-				  THPSWAP_CHUNK_SIZE);
+		thpswap_backing_write(b, 0, page_address(src_page),
+				      THPSWAP_CHUNK_SIZE);
 		thpswap_backing_barrier();
 		busy += ktime_to_ns(ktime_sub(ktime_get(), t0));
 		bytes += THPSWAP_CHUNK_SIZE;
