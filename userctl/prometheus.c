@@ -67,10 +67,15 @@ void prom_print(FILE *f, const struct tsw_dev *devs, size_t n)
 	if (!n)
 		return;
 
-	family(f, "thpswap_device_info", "gauge", "A device and its backing (ram or memmap)");
-	for (i = 0; i < n; i++)
-		fprintf(f, "thpswap_device_info{device=\"%s\",backing=\"%s\"} 1\n", devs[i].name,
+	family(f, "thpswap_device_info", "gauge",
+	       "A device, its backing (ram or memmap) and the NUMA node of its RAM");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "thpswap_device_info{device=\"%s\",backing=\"%s\"", devs[i].name,
 			devs[i].memmap ? "memmap" : "ram");
+		if (devs[i].node >= 0)
+			fprintf(f, ",node=\"%d\"", devs[i].node);
+		fputs("} 1\n", f);
+	}
 	family(f, "thpswap_size_bytes", "gauge", "Device size");
 	for (i = 0; i < n; i++)
 		sample(f, "thpswap_size_bytes", &devs[i], devs[i].size);

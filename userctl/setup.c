@@ -9,6 +9,7 @@
  *
  *   thpswap0  size=4G priority=100 discard=no
  *   thpswap1  size=512M memmap=0x100000000
+ *   thpswap2  size=8G node=1                (RAM of a far NUMA node)
  *   module    OPTION[=VALUE]...        (modprobe options, at most once)
  *
  * Rules this file keeps:
@@ -71,6 +72,8 @@ struct conf_dev {
 	uint64_t size;
 	bool memmap;
 	uint64_t memmap_addr;
+	bool want_node;
+	int node;
 	int prio;
 	enum conf_discard discard;
 	/* What this run did, to undo on failure. */
@@ -148,6 +151,7 @@ static void parse_device_line(struct conf *c, int line, const char *name, char *
 {
 	struct conf_dev *d;
 	bool seen_size = false, seen_memmap = false, seen_prio = false, seen_discard = false;
+	bool seen_node = false;
 	uint32_t index;
 	uint64_t v;
 	size_t i;
@@ -190,7 +194,7 @@ static void parse_device_line(struct conf *c, int line, const char *name, char *
 		bool *seen;
 
 		if (!val || val == tok || !val[1]) {
-			conf_err(c, line, "'%s': want KEY=VALUE (size, memmap, priority, discard)",
+			conf_err(c, line, "'%s': want KEY=VALUE (size, memmap, node, priority, discard)",
 				 tok);
 			continue;
 		}
@@ -199,12 +203,14 @@ static void parse_device_line(struct conf *c, int line, const char *name, char *
 			seen = &seen_size;
 		else if (!strcmp(tok, "memmap"))
 			seen = &seen_memmap;
+		else if (!strcmp(tok, "node"))
+			seen = &seen_node;
 		else if (!strcmp(tok, "priority"))
 			seen = &seen_prio;
 		else if (!strcmp(tok, "discard"))
 			seen = &seen_discard;
 		else {
-			conf_err(c, line, "unknown key '%s' (size, memmap, priority, discard)", tok);
+			conf_err(c, line, "unknown key '%s' (size, memmap, node, priority, discard)", tok);
 			continue;
 		}
 		if (*seen) {
@@ -224,6 +230,11 @@ static void parse_device_line(struct conf *c, int line, const char *name, char *
 				conf_err(c, line,
 					 "bad memmap address '%s': want a 2M-aligned address (0xHEX)",
 					 val);
+		} else if (seen == &seen_node) {
+			d->want_node = true;
+			if (parse_node(val, &d->node))
+				conf_err(c, line, "bad node '%s': want a NUMA node number, 0 to %d",
+					 val, TSW_MAX_NODE);
 		} else if (seen == &seen_prio) {
 			if (parse_u64(val, &v) || v > CONF_PRIO_MAX)
 				conf_err(c, line, "bad priority '%s': want 0 to %d", val,
@@ -242,6 +253,9 @@ static void parse_device_line(struct conf *c, int line, const char *name, char *
 	}
 	if (!seen_size)
 		conf_err(c, line, "%s: size= is required", name);
+	if (seen_memmap && seen_node)
+		conf_err(c, line, "%s: memmap= and node= exclude each other (memmap= names the memory)",
+			 name);
 	if (c->errors != before)
 		return;
 	/* Two memmap devices must not share reserved memory. */
@@ -475,9 +489,14 @@ static int setup_dev(struct conf_dev *d, const struct tsw_dev *have)
 		req.size = d->size;
 		req.memmap = d->memmap;
 		req.memmap_addr = d->memmap_addr;
+		req.want_node = d->want_node;
+		req.node = d->node;
 		req.want_index = true;
 		req.index = d->index;
 		err = tp->add(&req, &index);
+		if (err && d->want_node)
+			return op_err(err, "%s:%d: adding %s (%s on NUMA node %d)", conf_path,
+				      d->line, d->name, size, d->node);
 		if (err)
 			return op_err(err, "%s:%d: adding %s (%s)", conf_path, d->line, d->name,
 				      size);
@@ -548,6 +567,15 @@ int cmd_setup(int argc, char **argv)
 				prog, conf_path, d->line, d->name, got,
 				have->memmap ? "reserved memory" : "RAM", want,
 				d->memmap ? "reserved memory" : "RAM");
+			ret = EXIT_FAIL;
+		} else if (d->want_node && have->node != d->node) {
+			char hn[16];
+
+			fmt_node(have->node, hn, sizeof(hn));
+			fprintf(stderr,
+				"%s: %s:%d: %s exists on NUMA node %s, the file says node %d: "
+				"run 'thpswapctl teardown' (or remove it) first\n",
+				prog, conf_path, d->line, d->name, hn, d->node);
 			ret = EXIT_FAIL;
 		}
 	}

@@ -135,6 +135,28 @@ check "thpswapctl add --size 64M --node 0" thpswapctl add --size 64M --node 0
 delta_is "add --node 0: 64 MiB from node 0" 0 "$u0" 65536
 check "remove the three" sh -c 'thpswapctl remove 0 && thpswapctl remove 1 && thpswapctl remove 2'
 
+# ---- /etc/thpswap.conf with node= (thpswap.service's way) --------------------
+conf=$(mktemp)
+printf 'thpswap4 size=64M node=1 priority=7\n' > "$conf"
+u0=$(node_kb 0 MemUsed) u1=$(node_kb 1 MemUsed)
+check "thpswapctl setup: thpswap4 size=64M node=1" thpswapctl setup --config "$conf"
+delta_is "setup node=1: 64 MiB taken from node 1" 1 "$u1" 65536
+delta_is "setup node=1: node 0 unchanged" 0 "$u0" 0
+is "setup node=1: swapped on with priority 7" \
+	"$(awk '$1 == "/dev/thpswap4" { print $5 }' /proc/swaps)" 7
+is "setup node=1: list shows node 1" "$(thpswapctl list | awk '$1 == "thpswap4" { print $4 }')" 1
+printf 'thpswap4 size=64M node=0\n' > "$conf"
+_err=$(thpswapctl setup --config "$conf" 2>&1) && _rc=0 || _rc=$?
+if [ "$_rc" = 1 ] && printf '%s\n' "$_err" | grep -qF "thpswap4 exists on NUMA node 1, the file says node 0"; then
+	ok "setup: a device on another node than the file's is refused, named"
+else
+	not_ok "setup: a device on another node than the file's is refused, named"
+	echo "# exit $_rc: $_err"
+fi
+check "thpswapctl teardown" thpswapctl teardown --config "$conf"
+is "teardown: no device left" "$(ls /sys/block | grep -c thpswap)" 0
+rm -f "$conf"
+
 # ---- bad nodes ---------------------------------------------------------------
 # expect_refusal DESCRIPTION WANT_RC MESSAGE CMD...: CMD fails with status
 # WANT_RC and MESSAGE on stderr, and no device was created.

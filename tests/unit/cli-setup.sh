@@ -53,6 +53,8 @@ thpswap6 size=8M size=16M
 thpswap7 size=8M memmap=0x123
 thpswap8 size
 thpswap9 size=2M
+thpswap10 size=8M node=one
+thpswap11 size=8M memmap=0x200000000 node=1
 EOF
 run 1 setup --config "$tmp/bad.conf"
 st=$?
@@ -61,7 +63,7 @@ $tmp/bad.conf:5: thpswap0 is already declared on line 2
 $tmp/bad.conf:6: 'zram0' is neither a device (thpswapN) nor 'module'
 $tmp/bad.conf:7: bad priority '40000': want 0 to 32767
 $tmp/bad.conf:7: bad discard 'maybe': want no, yes, once or pages
-$tmp/bad.conf:7: unknown key 'colour' (size, memmap, priority, discard)
+$tmp/bad.conf:7: unknown key 'colour' (size, memmap, node, priority, discard)
 $tmp/bad.conf:8: thpswap3: size= is required
 $tmp/bad.conf:9: bad module option 'bad\"opt': want NAME or NAME=VALUE
 $tmp/bad.conf:10: a second 'module' line (the first is line 9)
@@ -69,15 +71,17 @@ $tmp/bad.conf:12: thpswap5: memmap range overlaps thpswap4's (line 11)
 $tmp/bad.conf:13: thpswap64: devices are thpswap0 to thpswap63
 $tmp/bad.conf:14: size= given twice
 $tmp/bad.conf:15: bad memmap address '0x123': want a 2M-aligned address (0xHEX)
-$tmp/bad.conf:16: 'size': want KEY=VALUE (size, memmap, priority, discard)
+$tmp/bad.conf:16: 'size': want KEY=VALUE (size, memmap, node, priority, discard)
 $tmp/bad.conf:16: thpswap8: size= is required
-$tmp/bad.conf:17: bad size '2M': want a multiple of 2M, at least 4M (e.g. 4G)"
+$tmp/bad.conf:17: bad size '2M': want a multiple of 2M, at least 4M (e.g. 4G)
+$tmp/bad.conf:18: bad node 'one': want a NUMA node number, 0 to 1023
+$tmp/bad.conf:19: thpswap11: memmap= and node= exclude each other (memmap= names the memory)"
 [ "$st" = 0 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -s "$tmp/out" ]
 ok $? "setup: every bad line reported as FILE:LINE: message, exit 1"
 if [ "$(cat "$tmp/err")" != "$want" ]; then diff <(echo "$want") "$tmp/err" | sed 's/^/# /'; fi
 cmp -s "$tmp/state" "$tmp/state.0"
 ok $? "setup with a bad file leaves the (fake) kernel untouched"
-run 1 teardown --config "$tmp/bad.conf" && [ "$(grep -c "bad.conf:[0-9]*:" "$tmp/err")" = 16 ] &&
+run 1 teardown --config "$tmp/bad.conf" && [ "$(grep -c "bad.conf:[0-9]*:" "$tmp/err")" = 18 ] &&
 	cmp -s "$tmp/state" "$tmp/state.0"
 ok $? "teardown checks the file the same way and changes nothing"
 run 1 setup --config "$tmp/nonexistent.conf" && grep -q "nonexistent.conf: No such file or directory" "$tmp/err"
@@ -86,7 +90,7 @@ printf '# only comments\n\n   # and blanks\nmodule\n' > "$tmp/empty.conf"
 run 0 setup --config "$tmp/empty.conf" && grep -q "declares no device: nothing to do" "$tmp/out" &&
 	cmp -s "$tmp/state" "$tmp/state.0"
 ok $? "setup with no device line: exit 0, nothing done"
-printf 'thpswap0\tsize=0x4000000   priority=0 discard=pages # tab, hex, comment\nthpswap63 size=4M discard=yes\n' \
+printf 'thpswap0\tsize=0x4000000   priority=0 discard=pages # tab, hex, comment\nthpswap63 size=4M discard=yes\nthpswap62 size=4M node=node1 # a far node\n' \
 	> "$tmp/ok.conf"
 run 2 setup --config "$tmp/ok.conf" --json && grep -q -- "--json does not apply to 'setup'" "$tmp/err"
 ok $? "setup takes no --json (usage error)"
@@ -114,6 +118,7 @@ global thp_swpout 120
 global thp_swpout_fallback 7
 global thp_swpin 9
 dev 2 67108864 100000000
+node 0 1
 swaps $tmp/swaps
 STATE
 printf 'Filename\tType\tSize\tUsed\tPriority\n/dev/thpswap0   partition\t262140\t81920\t100\n' > "$tmp/swaps"
@@ -161,7 +166,8 @@ eq(len(j["devices"]), "thpswap_devices")
 for d in j["devices"]:
     dev = d["name"]
     eq(d["size"], "thpswap_size_bytes", device=dev)
-    eq(1, "thpswap_device_info", device=dev, backing=d["backing"])
+    node = {} if d.get("node") is None else {"node": str(d["node"])}
+    eq(1, "thpswap_device_info", device=dev, backing=d["backing"], **node)
     eq(int(d["swap"]["active"]), "thpswap_swap_active", device=dev)
     for k, m in (("size", "thpswap_swap_size_bytes"), ("used", "thpswap_swap_used_bytes"),
                  ("priority", "thpswap_swap_priority")):
@@ -186,6 +192,9 @@ ok $? "stats --prometheus (stock kernel): parses, every value equals stats --jso
 cat "$tmp/out" | grep '^#' | head -3
 ! grep -q 'swapin_whole\|thpswap_fallback_\|thp_swpin' "$tmp/prom"
 ok $? "stock kernel: the counters only a patched kernel fills are left out, not 0"
+grep -q '^thpswap_device_info{device="thpswap0",backing="ram",node="1"} 1$' "$tmp/prom" &&
+	grep -q '^thpswap_device_info{device="thpswap2",backing="memmap"} 1$' "$tmp/prom"
+ok $? "thpswap_device_info: node label for RAM on a node, none for memmap"
 printf 'authoritative 0\ncounter 0 swapin_whole 5\ncounter 0 fallback_memcg 2\ncounter 0 kernel_events 40\n' >> "$tmp/state"
 check_prom 1 > "$tmp/out" 2>&1
 ok $? "stats --prometheus (patched kernel): thpswap0's fallback_*, swapin_whole and thp_swpin* present and equal, thpswap2's absent"
