@@ -53,4 +53,10 @@ enum swap_cluster_event {
  * into the stats when THPSWAP_HAVE_VM_THP_SWPIN is set, else read as 0.
  */
 
+/*
+ * THP_SWPIN_DECLINED, THP_SWPIN_PROMOTED and THP_SWPIN_PROMOTE_FALLBACK vm
+ * events (the swapin_enabled=auto patch) are summed into the stats when
+ * THPSWAP_HAVE_VM_THP_SWPIN_AUTO is set, else read as 0.
+ */
+
 #endif /* _THPSWAP_COMPAT_H */

@@ -39,6 +39,9 @@ const char *const thpswap_stat_names[THPSWAP_NR_STATS] = {
 	[THPSWAP_STAT_THP_SWPIN] = "thp_swpin",
 	[THPSWAP_STAT_THP_SWPIN_FALLBACK] = "thp_swpin_fallback",
 	[THPSWAP_STAT_SWAPIN_WHOLE] = "swapin_whole",
+	[THPSWAP_STAT_THP_SWPIN_DECLINED] = "thp_swpin_declined",
+	[THPSWAP_STAT_THP_SWPIN_PROMOTED] = "thp_swpin_promoted",
+	[THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK] = "thp_swpin_promote_fallback",
 };
 
 struct thpswap_pcpu_stats __percpu *thpswap_stats_alloc(void)
@@ -78,6 +81,14 @@ static void thpswap_snap_vm_events(u64 *v)
 	v[THPSWAP_STAT_THP_SWPIN] = thpswap_sum_vm_event(THP_SWPIN);
 	v[THPSWAP_STAT_THP_SWPIN_FALLBACK] =
 		thpswap_sum_vm_event(THP_SWPIN_FALLBACK);
+#endif
+#ifdef THPSWAP_HAVE_VM_THP_SWPIN_AUTO
+	v[THPSWAP_STAT_THP_SWPIN_DECLINED] =
+		thpswap_sum_vm_event(THP_SWPIN_DECLINED);
+	v[THPSWAP_STAT_THP_SWPIN_PROMOTED] =
+		thpswap_sum_vm_event(THP_SWPIN_PROMOTED);
+	v[THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK] =
+		thpswap_sum_vm_event(THP_SWPIN_PROMOTE_FALLBACK);
 #endif
 }
 #else

@@ -24,12 +24,13 @@ struct thpswap_dev;
 #define THPSWAP_NR_STATS	__THPSWAP_STAT_CNT
 #define THPSWAP_NR_PCPU_STATS	THPSWAP_NR_STATS
 
+/* A new per-cpu counter must be listed here; the snapshot fills the rest. */
 static inline bool thpswap_stat_is_counter(unsigned int i)
 {
 	return i <= THPSWAP_STAT_REJECTED ||
 	       (i >= THPSWAP_STAT_FALLBACK_NO_CLUSTER &&
 		i <= THPSWAP_STAT_KERNEL_EVENTS) ||
-	       (i >= THPSWAP_STAT_SWAPIN_WHOLE && i < THPSWAP_NR_STATS);
+	       i == THPSWAP_STAT_SWAPIN_WHOLE;
 }
 
 extern const char *const thpswap_stat_names[THPSWAP_NR_STATS];

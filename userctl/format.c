@@ -271,6 +271,9 @@ void json_dev(struct json *j, const char *key, const struct tsw_dev *d)
 	json_u64(j, "thp_swpout_fallback", d->thp_swpout_fallback);
 	json_u64(j, "thp_swpin", d->thp_swpin);
 	json_u64(j, "thp_swpin_fallback", d->thp_swpin_fallback);
+	json_u64(j, "thp_swpin_declined", d->thp_swpin_declined);
+	json_u64(j, "thp_swpin_promoted", d->thp_swpin_promoted);
+	json_u64(j, "thp_swpin_promote_fallback", d->thp_swpin_promote_fallback);
 	json_obj_close(j);
 	json_obj_close(j);
 }
@@ -324,6 +327,9 @@ void dump_dev(FILE *f, const struct tsw_dev *d)
 		d->counter[TSW_C_SWAPIN_WHOLE]);
 	/* 37: the NUMA node of the RAM backing, -1 for none */
 	fprintf(f, "\t%d", d->node);
+	/* 38-40: the stats of enum thpswap_stat 23-25, in its order */
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, d->thp_swpin_declined,
+		d->thp_swpin_promoted, d->thp_swpin_promote_fallback);
 	fputc('\n', f);
 }
 

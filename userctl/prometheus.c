@@ -53,6 +53,15 @@ void prom_print(FILE *f, const struct tsw_dev *devs, size_t n)
 		{ "thpswap_vm_thp_swpin_fallback_total",
 		  "THP swap-ins that fell back to 4 KiB pages (vm event thp_swpin_fallback)",
 		  offsetof(struct tsw_dev, thp_swpin_fallback), true },
+		{ "thpswap_vm_thp_swpin_declined_total",
+		  "THP swap-ins declined as sparse, swapin_enabled=auto (vm event thp_swpin_declined)",
+		  offsetof(struct tsw_dev, thp_swpin_declined), true },
+		{ "thpswap_vm_thp_swpin_promoted_total",
+		  "Swapped-in ranges promoted to a THP (vm event thp_swpin_promoted)",
+		  offsetof(struct tsw_dev, thp_swpin_promoted), true },
+		{ "thpswap_vm_thp_swpin_promote_fallback_total",
+		  "Promotions to a THP that failed (vm event thp_swpin_promote_fallback)",
+		  offsetof(struct tsw_dev, thp_swpin_promote_fallback), true },
 	};
 	bool any_reports = false;
 	char name[96];

@@ -5,16 +5,22 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 #include "thpswapctl.h"
 
+/*
+ * A name longer than its column (thp_swpin_promote_fallback) takes room
+ * from the value's, so that the values still line up.
+ */
 static void global(uint64_t v, const char *name, const char *help)
 {
+	int over = (int)strlen(name) - 20;
 	char a[32];
 
 	fmt_count(v, a, sizeof(a));
-	printf("  %-20s %12s  %s\n", name, a, help);
+	printf("  %-20s %*s  %s\n", name, over > 0 ? 12 - over : 12, a, help);
 }
 
 int cmd_stats(int argc, char **argv)
@@ -44,11 +50,18 @@ int cmd_stats(int argc, char **argv)
 			json_u64(&j, "thp_swpout_fallback", devs[n - 1].thp_swpout_fallback);
 			json_u64(&j, "thp_swpin", devs[n - 1].thp_swpin);
 			json_u64(&j, "thp_swpin_fallback", devs[n - 1].thp_swpin_fallback);
+			json_u64(&j, "thp_swpin_declined", devs[n - 1].thp_swpin_declined);
+			json_u64(&j, "thp_swpin_promoted", devs[n - 1].thp_swpin_promoted);
+			json_u64(&j, "thp_swpin_promote_fallback",
+				 devs[n - 1].thp_swpin_promote_fallback);
 		} else {
 			json_null(&j, "thp_swpout");
 			json_null(&j, "thp_swpout_fallback");
 			json_null(&j, "thp_swpin");
 			json_null(&j, "thp_swpin_fallback");
+			json_null(&j, "thp_swpin_declined");
+			json_null(&j, "thp_swpin_promoted");
+			json_null(&j, "thp_swpin_promote_fallback");
 		}
 		json_obj_close(&j);
 		json_obj_close(&j);
@@ -72,6 +85,12 @@ int cmd_stats(int argc, char **argv)
 	global(devs[n - 1].thp_swpin, "thp_swpin", "THPs swapped in whole");
 	global(devs[n - 1].thp_swpin_fallback, "thp_swpin_fallback",
 	       "THP swap-ins that fell back to 4 KiB pages");
+	global(devs[n - 1].thp_swpin_declined, "thp_swpin_declined",
+	       "THP swap-ins declined as sparse (swapin_enabled=auto)");
+	global(devs[n - 1].thp_swpin_promoted, "thp_swpin_promoted",
+	       "swapped-in ranges promoted to a THP");
+	global(devs[n - 1].thp_swpin_promote_fallback, "thp_swpin_promote_fallback",
+	       "promotions that failed");
 	free(devs);
 	return EXIT_OK;
 }

@@ -99,6 +99,9 @@ struct tsw_dev {
 	uint64_t thp_swpout_fallback;
 	uint64_t thp_swpin;		/* patched kernels only, else 0 */
 	uint64_t thp_swpin_fallback;
+	uint64_t thp_swpin_declined;	/* swapin_enabled=auto kernels, else 0 */
+	uint64_t thp_swpin_promoted;
+	uint64_t thp_swpin_promote_fallback;
 	/* From /proc/swaps (swaps.c), not from the module. */
 	bool swap_active;
 	int swap_prio;

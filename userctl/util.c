@@ -454,6 +454,15 @@ void dev_set_stat(struct tsw_dev *d, unsigned int stat, uint64_t v)
 	case THPSWAP_STAT_SWAPIN_WHOLE:
 		d->counter[TSW_C_SWAPIN_WHOLE] = v;
 		break;
+	case THPSWAP_STAT_THP_SWPIN_DECLINED:
+		d->thp_swpin_declined = v;
+		break;
+	case THPSWAP_STAT_THP_SWPIN_PROMOTED:
+		d->thp_swpin_promoted = v;
+		break;
+	case THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK:
+		d->thp_swpin_promote_fallback = v;
+		break;
 	default:	/* newer than this build */
 		break;
 	}

@@ -142,7 +142,7 @@ else
 fi
 
 # The kernel-reported stats: swap-out fallback reasons, kernel_events,
-# swapin_whole, and the thp_swpin vm events.  A file of their own.
+# swapin_whole, and the thp_swpin* vm events.  A file of their own.
 K=$tmp/kstate
 cat > "$K" <<STATE
 dev 0 268435456
@@ -157,6 +157,9 @@ global thp_swpout 120
 global thp_swpout_fallback 7
 global thp_swpin 33
 global thp_swpin_fallback 3
+global thp_swpin_declined 11
+global thp_swpin_promoted 5
+global thp_swpin_promote_fallback 2
 STATE
 kstats() { THPSWAPCTL_FAKE=$K run 0 stats "$@"; }
 kdump() { THPSWAPCTL_FAKE=$K run 0 dump; }
@@ -174,8 +177,13 @@ ok $? "stats, authoritative: fallback reasons, kernel_events and swapin_whole"
 ok $? "stats: the kernel's counters follow the I/O counters"
 kstats && kv thp_swpout 120 "THPs swapped out whole" && kv thp_swpout_fallback 7 "THPs split before swap-out" &&
 	kv thp_swpin 33 "THPs swapped in whole" && kv thp_swpin_fallback 3 "THP swap-ins that fell back to 4 KiB pages" &&
-	[ "$(sed -n '/^all swap devices/,$p' "$tmp/out" | wc -l)" = 5 ]
-ok $? "stats: the vm events block lists thp_swpout, thp_swpin and their fallbacks"
+	kv thp_swpin_declined 11 "THP swap-ins declined as sparse \(swapin_enabled=auto\)" &&
+	kv thp_swpin_promoted 5 "swapped-in ranges promoted to a THP" &&
+	kv thp_swpin_promote_fallback 2 "promotions that failed" &&
+	[ "$(sed -n '/^all swap devices/,$p' "$tmp/out" | wc -l)" = 8 ]
+ok $? "stats: the vm events block lists thp_swpout, thp_swpin, their fallbacks and the swapin_enabled=auto events"
+[ "$(sed -n '/^all swap devices/,$p' "$tmp/out" | sed 1d | awk '{ print index($0, $2) + length($2) }' | sort -u | wc -l)" = 1 ]
+ok $? "stats: the vm events' values line up, thp_swpin_promote_fallback's too"
 # not authoritative, no kernel events: a stock kernel
 sed -i '/^authoritative/d; /kernel_events/d' "$K"
 kstats 0 && ! has "fallback_" && ! has "swapin_whole  " && kv kernel_events 0 "cluster notifications from the kernel" &&
@@ -191,32 +199,35 @@ if [ $have_py = 1 ]; then
 		[ "$(jq_ "$tmp/out" '[(k, v) for k, v in j["devices"][0]["counters"].items()][9:]')" = \
 		  "[('fallback_no_cluster', 4), ('fallback_memcg', 2), ('fallback_nomem', 1), ('kernel_events', 5), ('swapin_whole', 37)]" ] &&
 		[ "$(jq_ "$tmp/out" 'j["devices"][0]["global"]')" = \
-		  "{'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3}" ] &&
+		  "{'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3, 'thp_swpin_declined': 11, 'thp_swpin_promoted': 5, 'thp_swpin_promote_fallback': 2}" ] &&
 		[ "$(jq_ "$tmp/out" 'j["global"], j["devices"][0]["authoritative"]')" = \
-		  "({'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3}, False)" ]
-	ok $? "stats --json: the new counters after the old, thp_swpin in both global objects"
+		  "({'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3, 'thp_swpin_declined': 11, 'thp_swpin_promoted': 5, 'thp_swpin_promote_fallback': 2}, False)" ]
+	ok $? "stats --json: the new counters after the old, thp_swpin* in both global objects"
 	sed -i '/kernel_events/d' "$K"
 	kstats 0 --json && [ "$(jq_ "$tmp/out" 'j["devices"][0]["counters"]["fallback_memcg"], j["devices"][0]["counters"]["swapin_whole"]')" = "(2, 37)" ]
 	ok $? "stats --json: the keys and values are there whether or not the kernel reports them"
-	THPSWAPCTL_FAKE=$K run 0 list --json && [ "$(jq_ "$tmp/out" 'j["devices"][0]["counters"]["swapin_whole"], j["devices"][0]["global"]["thp_swpin_fallback"]')" = "(37, 3)" ] &&
+	THPSWAPCTL_FAKE=$K run 0 list --json && [ "$(jq_ "$tmp/out" 'j["devices"][0]["counters"]["swapin_whole"], j["devices"][0]["global"]["thp_swpin_fallback"], j["devices"][0]["global"]["thp_swpin_promote_fallback"]')" = "(37, 3, 2)" ] &&
 		THPSWAPCTL_FAKE=$K run 0 watch --json --count 1 &&
 		python3 -c '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1]) if "refresh" in l][0]
 d = o["devices"][0]
 assert d["counters"]["fallback_no_cluster"] == 4 and d["global"]["thp_swpin"] == 33
+assert d["global"]["thp_swpin_declined"] == 11 and d["global"]["thp_swpin_promoted"] == 5
 ' "$tmp/out"
 	ok $? "list --json and watch --json carry the new keys"
 	: > "$tmp/empty"
 	THPSWAPCTL_FAKE=$tmp/empty run 0 stats --json && [ "$(jq_ "$tmp/out" 'j')" = \
-		"{'devices': [], 'global': {'thp_swpout': None, 'thp_swpout_fallback': None, 'thp_swpin': None, 'thp_swpin_fallback': None}}" ]
+		"{'devices': [], 'global': {'thp_swpout': None, 'thp_swpout_fallback': None, 'thp_swpin': None, 'thp_swpin_fallback': None, 'thp_swpin_declined': None, 'thp_swpin_promoted': None, 'thp_swpin_promote_fallback': None}}" ]
 	ok $? "stats --json without devices: every global value null"
 else
 	for i in 1 2 3 4; do skip "kernel stats JSON $i" "no python3"; done
 fi
 kdump && [ "$(cut -f19-20,30-36 "$tmp/out")" = $'120\t7\t4\t2\t1\t0\t33\t3\t37' ]
 ok $? "dump: columns 30-36 are fallback_no_cluster..nomem, kernel_events, thp_swpin(_fallback), swapin_whole"
-THPSWAPCTL_FAKE=$K run 0 reset 0 && kdump && [ "$(cut -f19-20,21,30-36 "$tmp/out")" = $'120\t7\t0\t0\t0\t0\t0\t33\t3\t0' ]
+kdump && [ "$(cut -f38-40 "$tmp/out")" = $'11\t5\t2' ]
+ok $? "dump: columns 38-40 are thp_swpin_declined, thp_swpin_promoted, thp_swpin_promote_fallback"
+THPSWAPCTL_FAKE=$K run 0 reset 0 && kdump && [ "$(cut -f19-20,21,30-36,38-40 "$tmp/out")" = $'120\t7\t0\t0\t0\t0\t0\t33\t3\t0\t11\t5\t2' ]
 ok $? "reset zeroes the kernel's per-device counters, not the vm events"
 # An older module reports only stats 0..15: the rest is 0, not garbage.
 cat > "$K" <<STATE
@@ -229,9 +240,10 @@ run 0 1 40 huge
 global thp_swpout 120
 global thp_swpin 33
 global thp_swpin_fallback 3
+global thp_swpin_declined 11
 nr_stats 16
 STATE
-kdump && [ "$(cut -f11,19,21,30-36 "$tmp/out")" = $'40\t120\t100\t0\t0\t0\t0\t0\t0\t0' ]
+kdump && [ "$(cut -f11,19,21,30-36,38-40 "$tmp/out")" = $'40\t120\t100\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0' ]
 ok $? "an older module (16 stats): the old values, zeros for the new"
 kstats 0 && kv thp_writes 100 ".*" && kv kernel_events 0 ".*" && has "fallback reasons  *not reported" && ! has "swapin_whole  "
 ok $? "an older module: stats shows them as not reported"
@@ -241,6 +253,11 @@ if [ $have_py = 1 ]; then
 else
 	skip "older module --json" "no python3"
 fi
+# A module from before the swapin_enabled=auto stats (23): thp_swpin, no more.
+sed -i 's/^nr_stats 16$/nr_stats 23/' "$K"
+kdump && [ "$(cut -f34,38-40 "$tmp/out")" = $'33\t0\t0\t0' ] &&
+	kstats && kv thp_swpin 33 ".*" && kv thp_swpin_declined 0 ".*"
+ok $? "a module without the swapin_enabled=auto stats: thp_swpin_declined etc. 0"
 
 # exit codes and errors
 run 3 stats thpswap9 && has "thpswap9" err && has "no such device" err && [ ! -s "$tmp/out" ]
@@ -341,13 +358,27 @@ ok $? "no module: exit 1 and a hint"
 sed -i '/^fail open/d' "$tmp/state"
 
 # dump
-run 0 dump && [ "$(wc -l < "$tmp/out")" = 3 ] && awk -F'\t' 'NF != 37 { bad = 1 } END { exit bad }' "$tmp/out"
-ok $? "dump: one line per device, 37 tab-separated columns"
+run 0 dump && [ "$(wc -l < "$tmp/out")" = 3 ] && awk -F'\t' 'NF != 40 { bad = 1 } END { exit bad }' "$tmp/out"
+ok $? "dump: one line per device, 40 tab-separated columns"
 [ "$(head -1 "$tmp/out" | cut -f1-14)" = $'thpswap0\t0\t268435456\tram\t-\t1\t268431360\t83886080\t128\t85\t40\t2\t1\t0' ]
 ok $? "dump: columns 1-14 as documented"
 dcols=$(sed -n '/^\.SH DUMP FORMAT/,/^\.SH EXIT/p' "$top/userctl/thpswapctl.8" | grep -c '^\.B [0-9][0-9]*$')
-[ "$dcols" = 37 ]
-ok $? "man page documents all 37 dump columns (found $dcols)"
+[ "$dcols" = 40 ]
+ok $? "man page documents all 40 dump columns (found $dcols)"
+if [ $have_py = 1 ]; then
+	: > "$tmp/empty"
+	missing=
+	THPSWAPCTL_FAKE=$tmp/empty run 0 stats --json &&
+		for k in $(jq_ "$tmp/out" '" ".join(j["global"])'); do
+			grep -q "\"$k\": N" "$top/userctl/thpswapctl.8" &&
+				grep -q "^\.BR\{0,1\} thpswap_vm_${k}_total\b" "$top/userctl/thpswapctl.8" &&
+				grep -q "^\.BR\{0,1\} $k\b" "$top/userctl/thpswapctl.8" || missing="$missing $k"
+		done
+	[ -z "$missing" ]
+	ok $? "man page documents every global vm event: stats, JSON and Prometheus${missing:+ (missing:$missing)}"
+else
+	skip "man page documents every global vm event" "no python3"
+fi
 
 # clusters
 run 0 clusters 0 && has "^CLUSTERS *COUNT *SIZE *STATE" &&

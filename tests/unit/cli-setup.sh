@@ -117,6 +117,9 @@ run 0 41 2 split
 global thp_swpout 120
 global thp_swpout_fallback 7
 global thp_swpin 9
+global thp_swpin_declined 14
+global thp_swpin_promoted 6
+global thp_swpin_promote_fallback 1
 dev 2 67108864 100000000
 node 0 1
 swaps $tmp/swaps
@@ -202,6 +205,11 @@ grep -q '^thpswap_swapin_whole_total{device="thpswap0"} 5$' "$tmp/prom" &&
 	! grep -q 'swapin_whole_total{device="thpswap2"}' "$tmp/prom" &&
 	grep -q '^thpswap_vm_thp_swpin_total 9$' "$tmp/prom"
 ok $? "patched: swapin_whole 5 for thpswap0, none for thpswap2; thp_swpin 9"
+grep -q '^thpswap_vm_thp_swpin_declined_total 14$' "$tmp/prom" &&
+	grep -q '^thpswap_vm_thp_swpin_promoted_total 6$' "$tmp/prom" &&
+	grep -q '^thpswap_vm_thp_swpin_promote_fallback_total 1$' "$tmp/prom" &&
+	[ "$(grep -c '^# TYPE thpswap_vm_thp_swpin_[a-z_]*_total counter$' "$tmp/prom")" = 4 ]
+ok $? "patched: thp_swpin_declined 14, thp_swpin_promoted 6, thp_swpin_promote_fallback 1, counters"
 run 2 stats --prometheus --json && grep -q "choose one" "$tmp/err"
 ok $? "stats --prometheus --json: usage error"
 printf '' > "$tmp/state"

@@ -94,6 +94,16 @@ enum thpswap_stat {
 	THPSWAP_STAT_THP_SWPIN,
 	THPSWAP_STAT_THP_SWPIN_FALLBACK,
 	THPSWAP_STAT_SWAPIN_WHOLE,
+	/*
+	 * The swapin_enabled=auto policy (kernels with its patch; 0
+	 * otherwise), global vm events like THP_SWPIN: a fault at an intact
+	 * swapped-out THP declined as sparse and swapped in 4 KiB pages; a
+	 * range later promoted to a THP because the access turned out dense;
+	 * a promotion that was tried and failed.
+	 */
+	THPSWAP_STAT_THP_SWPIN_DECLINED,
+	THPSWAP_STAT_THP_SWPIN_PROMOTED,
+	THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK,
 
 	__THPSWAP_STAT_CNT		/* number of stats this header knows */
 };

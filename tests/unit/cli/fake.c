@@ -8,7 +8,9 @@
  *   dev INDEX SIZE [ADDR]            a device (ADDR: memmap backing)
  *   counter INDEX NAME VALUE         a device stat, by its sysfs name
  *   global NAME VALUE                thp_swpout, thp_swpout_fallback,
- *                                    thp_swpin, thp_swpin_fallback
+ *                                    thp_swpin, thp_swpin_fallback,
+ *                                    thp_swpin_declined, thp_swpin_promoted,
+ *                                    thp_swpin_promote_fallback
  *   authoritative INDEX              the device's THPSWAP_INFO_F_AUTHORITATIVE
  *   node INDEX N                     the device's RAM is on NUMA node N
  *   numa_nodes N                     nodes 0..N-1 exist (default 1); add
@@ -70,6 +72,9 @@ static const char *const stat_name[__THPSWAP_STAT_CNT] = {
 	[THPSWAP_STAT_THP_SWPIN] = "thp_swpin",
 	[THPSWAP_STAT_THP_SWPIN_FALLBACK] = "thp_swpin_fallback",
 	[THPSWAP_STAT_SWAPIN_WHOLE] = "swapin_whole",
+	[THPSWAP_STAT_THP_SWPIN_DECLINED] = "thp_swpin_declined",
+	[THPSWAP_STAT_THP_SWPIN_PROMOTED] = "thp_swpin_promoted",
+	[THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK] = "thp_swpin_promote_fallback",
 };
 
 static struct fdev devs[MAXD];
@@ -104,7 +109,9 @@ static int stat_of(const char *s)
 static bool is_global(int stat)
 {
 	return stat == THPSWAP_STAT_THP_SWPOUT || stat == THPSWAP_STAT_THP_SWPOUT_FALLBACK ||
-	       stat == THPSWAP_STAT_THP_SWPIN || stat == THPSWAP_STAT_THP_SWPIN_FALLBACK;
+	       stat == THPSWAP_STAT_THP_SWPIN || stat == THPSWAP_STAT_THP_SWPIN_FALLBACK ||
+	       stat == THPSWAP_STAT_THP_SWPIN_DECLINED || stat == THPSWAP_STAT_THP_SWPIN_PROMOTED ||
+	       stat == THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK;
 }
 
 static struct fdev *find(uint32_t index)
@@ -154,6 +161,7 @@ static void fill(struct fdev *f)
 	memset(d->state_count, 0, sizeof(d->state_count));
 	d->live_slots = 0;
 	d->thp_swpout = d->thp_swpout_fallback = d->thp_swpin = d->thp_swpin_fallback = 0;
+	d->thp_swpin_declined = d->thp_swpin_promoted = d->thp_swpin_promote_fallback = 0;
 	for (unsigned int i = 0; i < nr_stats && i < __THPSWAP_STAT_CNT; i++)
 		dev_set_stat(d, i, v[i]);
 }

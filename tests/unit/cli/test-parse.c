@@ -354,10 +354,10 @@ int main(void)
 	tabs = 0;
 	for (char *p = s; *p; p++)
 		tabs += *p == '\t';
-	ok(tabs == 36 && s[strlen(s) - 1] == '\n' && !strncmp(s, "thpswap0\t0\t268435456\tram\t-\t", 26),
-	   "dump: 37 tab-separated columns, RAM backing as '-'");
-	ok(strlen(s) > 4 && !strcmp(s + strlen(s) - 4, "\t-1\n"),
-	   "dump: column 37 is the node, -1 for none");
+	ok(tabs == 39 && s[strlen(s) - 1] == '\n' && !strncmp(s, "thpswap0\t0\t268435456\tram\t-\t", 26),
+	   "dump: 40 tab-separated columns, RAM backing as '-'");
+	ok(strlen(s) > 10 && !strcmp(s + strlen(s) - 10, "\t-1\t0\t0\t0\n"),
+	   "dump: column 37 is the node, -1 for none, then columns 38-40");
 	free(s);
 	d.memmap = true;
 	d.memmap_addr = 1ULL << 32;
@@ -378,6 +378,9 @@ int main(void)
 	   d.thp_swpin == 1020 && d.thp_swpin_fallback == 1021 &&
 	   d.counter[TSW_C_SWAPIN_WHOLE] == 1022,
 	   "dev_set_stat: fallback reasons, kernel_events, thp_swpin(_fallback), swapin_whole");
+	ok(d.thp_swpin_declined == 1023 && d.thp_swpin_promoted == 1024 &&
+	   d.thp_swpin_promote_fallback == 1025,
+	   "dev_set_stat: thp_swpin_declined, thp_swpin_promoted, thp_swpin_promote_fallback");
 	{
 		uint64_t sum = 0;
 		unsigned int i;
@@ -387,13 +390,16 @@ int main(void)
 		for (i = 0; i < TSW_NR_STATES; i++)
 			sum += d.state_count[i];
 		sum += d.live_slots + d.thp_swpout + d.thp_swpout_fallback + d.thp_swpin +
-		       d.thp_swpin_fallback;
-		/* 1000 + 1001 + ... + 1022: each stat once, the unknown ones nowhere */
-		ok(sum == 23 * 1000 + 22 * 23 / 2, "dev_set_stat: each stat stored once, unknown ones ignored");
+		       d.thp_swpin_fallback + d.thp_swpin_declined + d.thp_swpin_promoted +
+		       d.thp_swpin_promote_fallback;
+		/* 1000 + 1001 + ... + 1025: each stat once, the unknown ones nowhere */
+		ok(sum == 26 * 1000 + 25 * 26 / 2, "dev_set_stat: each stat stored once, unknown ones ignored");
 	}
 	s = capture(do_dump, &d);
 	ok(strstr(s, "\t1008\t1016\t1017\t1018\t1019\t1020\t1021\t1022\t") != NULL,
 	   "dump: columns 29-36 are rejected, then stats 16-22 in uapi order");
+	ok(strlen(s) > 16 && !strcmp(s + strlen(s) - 16, "\t1023\t1024\t1025\n"),
+	   "dump: columns 38-40 are stats 23-25 in uapi order, after the node");
 	free(s);
 	memset(&d, 0, sizeof(d));
 	ok(!dev_kernel_reports(&d), "a stock kernel reports no fallback reasons");
