@@ -16,6 +16,7 @@
 # Flat TAP.
 PATH=$PATH:$(dirname "$0")
 . tap.sh
+swapin_always
 check() { step "$@" || true; }
 
 # Memory moves a little on an idle guest too (page cache, slab), and MemUsed

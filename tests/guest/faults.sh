@@ -26,6 +26,7 @@ BLK=/dev/$DEV
 DBG=/sys/kernel/debug
 PATH=$PATH:$(dirname "$0")
 . tap.sh
+swapin_always
 tap_args "$@"
 
 vm() { sed -n "s/^$1 //p" /proc/vmstat; }

@@ -5,6 +5,7 @@
 # states follow a whole-THP swap cycle.  Flat TAP; non-zero on failure.
 PATH=$PATH:$(dirname "$0")
 . tap.sh
+swapin_always
 stat() { sed -n "s/^$1 //p" /sys/block/thpswap0/thpswap/stats; }
 
 step "modprobe thpswap size=256M" modprobe thpswap size=256M

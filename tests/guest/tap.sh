@@ -117,3 +117,13 @@ tap_end() {
 	echo "1..$n"
 	[ "$failed" = 0 ]
 }
+
+# swapin_always: on a kernel with whole-THP swap-in, swap THPs in whole at
+# every fault (swapin_enabled=always) rather than by the default policy
+# (auto, which takes the first THP of a sequential pass 4 KiB at a time and
+# promotes it).  For the suites that count whole swap-ins to check the
+# mechanism; tests/guest/swapin/swapin_auto_test checks the policy.
+swapin_always() {
+	knob=/sys/kernel/mm/transparent_hugepage/swapin_enabled
+	[ ! -e $knob ] || echo always > $knob
+}

@@ -14,6 +14,7 @@ set -u
 
 PATH=$PATH:$(dirname "$0")
 . tap.sh
+swapin_always
 tap_args "$@"	# THPSWAP_EXPECT_PATCHED=1: nl_test fails where it would skip
 
 # run_prog NAME: a kselftest_harness program; its "ok N name" lines are

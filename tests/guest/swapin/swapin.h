@@ -6,7 +6,9 @@
 #ifndef THPSWAP_SWAPIN_H
 #define THPSWAP_SWAPIN_H
 
+#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* @bytes divided by THPSWAP_TEST_DIV, in whole THPs, at least 8 of them. */
 static size_t scaled(size_t bytes)
@@ -44,6 +46,36 @@ static char *thp_out(struct __test_metadata *_metadata, size_t bytes,
 		return NULL;
 	}
 	return mem;
+}
+
+/* Check every word; log the first bad one.  Returns the number bad. */
+static inline uint64_t verify(struct __test_metadata *_metadata,
+			      const char *what, const void *p, size_t bytes,
+			      uint64_t seed, uint64_t first_word)
+{
+	struct bad_word b;
+	uint64_t bad = pattern_verify(p, bytes, seed, first_word, &b);
+
+	if (bad)
+		TH_LOG("%s: %" PRIu64 " bad words, first at word %" PRIu64
+		       ": %016" PRIx64 " want %016" PRIx64, what, bad,
+		       b.index, b.seen, b.expected);
+	return bad;
+}
+
+/* The value of swapin_enabled that @knob (its contents) selects, into @mode. */
+static inline void swapin_mode(const char *knob, char mode[32])
+{
+	static const char *const modes[] = { "always", "madvise", "auto" };
+	char want[16];
+	size_t i;
+
+	strcpy(mode, "never");
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(want, sizeof(want), "[%s]", modes[i]);
+		if (strstr(knob, want))
+			strcpy(mode, modes[i]);
+	}
 }
 
 #endif

@@ -46,6 +46,8 @@ echo "TAP version 13"
 echo "# kernel $(uname -r), thpswap size=$SIZE on $BLK, THPSWAP_TEST_DIV=${THPSWAP_TEST_DIV:-1}"
 step "whole-THP swap-in knob and counters" has_knob ||
 	bail "not a kernel with whole-THP swap-in"
+step "swapin_enabled is auto by default" \
+	grep -qx 'always madvise \[auto\] never' /sys/kernel/mm/transparent_hugepage/swapin_enabled || true
 step "modprobe thpswap size=$SIZE" $MODPROBE thpswap size="$SIZE" ||
 	bail "cannot load thpswap"
 step "mkswap $BLK" mkswap "$BLK" || bail "mkswap failed"
@@ -53,6 +55,7 @@ step "swapon $BLK" swapon "$BLK" || bail "swapon failed"
 
 run_kselftest swapin_test || true
 run_kselftest swapin_race_test || true
+run_kselftest swapin_auto_test || true
 echo "# vmstat: $(grep -E '^(thp_swpin|pswpin|thp_swpout)' /proc/vmstat | tr '\n' ' ')"
 step "no swap slot leaked" swap_all_free || true
 step "swapoff $BLK" swapoff "$BLK" || true

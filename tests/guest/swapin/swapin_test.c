@@ -93,20 +93,6 @@ static const char *why(const struct in_snap *d)
 	return n ? buf : "-";
 }
 
-static uint64_t verify(struct __test_metadata *_metadata, const char *what,
-		       const void *p, size_t bytes, uint64_t seed,
-		       uint64_t first_word)
-{
-	struct bad_word b;
-	uint64_t bad = pattern_verify(p, bytes, seed, first_word, &b);
-
-	if (bad)
-		TH_LOG("%s: %" PRIu64 " bad words, first at word %" PRIu64
-		       ": %016" PRIx64 " want %016" PRIx64, what, bad,
-		       b.index, b.seen, b.expected);
-	return bad;
-}
-
 FIXTURE(swapin) {
 	const char *dev;
 	char knob[32];
@@ -121,8 +107,7 @@ FIXTURE_SETUP(swapin)
 	ASSERT_LT(0, read_file(KNOB, buf, sizeof(buf)))
 		TH_LOG("%s missing: not a kernel with whole-THP swap-in", KNOB);
 	ASSERT_LE(0, vmstat_get("thp_swpin"));
-	strcpy(self->knob, strstr(buf, "[always]") ? "always" :
-	       strstr(buf, "[madvise]") ? "madvise" : "never");
+	swapin_mode(buf, self->knob);
 	ASSERT_EQ(0, write_file(KNOB, "always"));
 }
 

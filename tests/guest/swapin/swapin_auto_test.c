@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swapin_auto_test: kselftest for swapin_enabled=auto, the policy that swaps
+ * a THP in whole where the access is dense and 4 KiB where it is sparse
+ * (thp_swpin, thp_swpin_declined, thp_swpin_promoted).
+ *
+ * Precondition (done by swapin.sh): as for swapin_test.  Each case sets
+ * swapin_enabled=auto and puts the old value back.  Every word read back is
+ * checked; the counters say which decision the kernel took, and the device's
+ * own read counters that it really read what the counters claim.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "../lib.h"
+#include "swapin.h"
+
+#define TEST_TIMEOUT	900
+#define KNOB		"/sys/kernel/mm/transparent_hugepage/swapin_enabled"
+#define NR_SUB		(THP_SIZE / PAGE_SZ)
+
+struct auto_snap {
+	long long thp_swpin, declined, promoted, promote_fb, fallback;
+	long long dev_thp_reads, dev_page_reads;
+};
+
+static void auto_snap(const char *dev, struct auto_snap *s)
+{
+	s->thp_swpin = vmstat_get("thp_swpin");
+	s->declined = vmstat_get("thp_swpin_declined");
+	s->promoted = vmstat_get("thp_swpin_promoted");
+	s->promote_fb = vmstat_get("thp_swpin_promote_fallback");
+	s->fallback = vmstat_get("thp_swpin_fallback");
+	s->dev_thp_reads = dev_stat(dev, "thp_reads");
+	s->dev_page_reads = dev_stat(dev, "page_reads");
+}
+
+static void auto_delta(struct auto_snap *d, const struct auto_snap *a,
+		       const struct auto_snap *b)
+{
+	d->thp_swpin = b->thp_swpin - a->thp_swpin;
+	d->declined = b->declined - a->declined;
+	d->promoted = b->promoted - a->promoted;
+	d->promote_fb = b->promote_fb - a->promote_fb;
+	d->fallback = b->fallback - a->fallback;
+	d->dev_thp_reads = b->dev_thp_reads - a->dev_thp_reads;
+	d->dev_page_reads = b->dev_page_reads - a->dev_page_reads;
+}
+
+#define LOG_DELTA(what, d)						\
+	TH_LOG("%s: thp_swpin +%lld declined +%lld promoted +%lld "	\
+	       "promote_fallback +%lld fallback +%lld, device thp_reads " \
+	       "+%lld page_reads +%lld", what, (d)->thp_swpin,		\
+	       (d)->declined, (d)->promoted, (d)->promote_fb,		\
+	       (d)->fallback, (d)->dev_thp_reads, (d)->dev_page_reads)
+
+/* Read one byte of every page of @mem, from the last page to the first. */
+static void touch_down(const char *mem, size_t bytes)
+{
+	const volatile char *p = mem;
+	size_t i;
+
+	for (i = bytes / PAGE_SZ; i-- > 0;)
+		(void)p[i * PAGE_SZ];
+}
+
+/*
+ * Pick @k distinct pages of each THP of @mem at random (fixed seed) and
+ * read them in a random order across THPs; the page numbers go to @pages
+ * (n THPs * k entries).  Returns the number of bad words in those pages.
+ */
+static uint64_t touch_sparse(struct __test_metadata *_metadata, char *mem,
+			     size_t n, size_t k, uint64_t seed, size_t *pages)
+{
+	uint64_t bad = 0, r = 0x2545f4914f6cdd1dULL;
+	size_t i, j, t;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < k; j++) {
+			size_t pg;
+			bool dup;
+
+			do {
+				r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+				pg = i * NR_SUB + r % NR_SUB;
+				dup = false;
+				for (t = 0; t < j; t++)
+					dup |= pages[i * k + t] == pg;
+			} while (dup);
+			pages[i * k + j] = pg;
+		}
+	}
+	for (i = n * k; i > 1; i--) {	/* Fisher-Yates */
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		j = r % i;
+		t = pages[i - 1];
+		pages[i - 1] = pages[j];
+		pages[j] = t;
+	}
+	for (i = 0; i < n * k; i++)
+		bad += verify(_metadata, "sparse page", mem + pages[i] * PAGE_SZ,
+			      PAGE_SZ, seed, pages[i] * (PAGE_SZ / 8));
+	return bad;
+}
+
+FIXTURE(swapin_auto) {
+	const char *dev;
+	char knob[32];
+};
+
+FIXTURE_SETUP(swapin_auto)
+{
+	char buf[64];
+
+	self->dev = thpswap_dev_name();
+	ASSERT_TRUE(dev_has_stats(self->dev));
+	ASSERT_LT(0, read_file(KNOB, buf, sizeof(buf)));
+	ASSERT_LE(0, vmstat_get("thp_swpin_declined"))
+		TH_LOG("no thp_swpin_declined: not a kernel with swapin_enabled=auto");
+	swapin_mode(buf, self->knob);
+	ASSERT_EQ(0, write_file(KNOB, "auto"));
+	ASSERT_LT(0, read_file(KNOB, buf, sizeof(buf)));
+	ASSERT_STREQ("always madvise [auto] never\n", buf);
+}
+
+FIXTURE_TEARDOWN(swapin_auto)
+{
+	write_file(KNOB, self->knob);
+}
+
+/*
+ * A sequential pass, up or down: the first THP has no run next to it, so it
+ * is declined, then promoted at its 17th page; every later one comes in
+ * whole, and nothing is read twice.
+ */
+static void dense_pass(struct __test_metadata *_metadata, const char *dev,
+		       size_t bytes, uint64_t seed, bool down)
+{
+	const long long nthp = bytes / THP_SIZE;
+	struct auto_snap a, b, d;
+	char *mem;
+
+	mem = thp_out(_metadata, bytes, seed);
+	ASSERT_NE(NULL, mem);
+	auto_snap(dev, &a);
+	if (down)
+		touch_down(mem, bytes);
+	else
+		touch_pages(mem, bytes);
+	auto_snap(dev, &b);
+	auto_delta(&d, &a, &b);
+	LOG_DELTA(down ? "descending" : "ascending", &d);
+	ASSERT_EQ(0, verify(_metadata, "after swap-in", mem, bytes, seed, 0));
+	EXPECT_EQ(1, d.declined);
+	EXPECT_EQ(1, d.promoted);
+	EXPECT_EQ(0, d.promote_fb);
+	EXPECT_EQ(nthp - 1, d.thp_swpin);
+	EXPECT_EQ(nthp - 1, d.dev_thp_reads);
+	EXPECT_EQ((long long)NR_SUB, d.dev_page_reads);
+	EXPECT_EQ(0, d.fallback);
+	EXPECT_EQ((long long)(bytes / KiB),
+		  smaps_range_kb(mem, bytes, "AnonHugePages"));
+	EXPECT_EQ(0, smaps_range_kb(mem, bytes, "Swap"));
+	thp_free(mem, bytes);
+}
+
+TEST_F_TIMEOUT(swapin_auto, dense_sequential, TEST_TIMEOUT)
+{
+	dense_pass(_metadata, self->dev, scaled(64 * MiB), 0xa070de45eULL,
+		   false);
+}
+
+TEST_F_TIMEOUT(swapin_auto, dense_descending, TEST_TIMEOUT)
+{
+	dense_pass(_metadata, self->dev, scaled(32 * MiB), 0xde5cULL, true);
+}
+
+/*
+ * Swap @bytes out and read 5 pages of each THP (1 %) in a random order:
+ * every THP is declined at its first fault, and nothing but the pages read
+ * is read (swap-in amplification 1).  Returns the region, still mapped.
+ */
+static char *sparse_read(struct __test_metadata *_metadata, const char *dev,
+			 size_t bytes, uint64_t seed)
+{
+	const size_t k = 5;
+	const long long nthp = bytes / THP_SIZE;
+	struct auto_snap a, b, d;
+	size_t *pages;
+	char *mem;
+
+	pages = calloc(nthp * k, sizeof(*pages));
+	if (!pages)
+		return NULL;
+	mem = thp_out(_metadata, bytes, seed);
+	if (!mem) {
+		free(pages);
+		return NULL;
+	}
+	auto_snap(dev, &a);
+	EXPECT_EQ(0, touch_sparse(_metadata, mem, nthp, k, seed, pages));
+	auto_snap(dev, &b);
+	free(pages);
+	auto_delta(&d, &a, &b);
+	LOG_DELTA("1 % random", &d);
+	EXPECT_EQ(nthp, d.declined);
+	EXPECT_EQ(0, d.thp_swpin);
+	EXPECT_EQ(0, d.promoted);
+	EXPECT_EQ(0, d.dev_thp_reads);
+	EXPECT_EQ(nthp * (long long)k, d.dev_page_reads);
+	EXPECT_EQ((long long)((bytes - nthp * k * PAGE_SZ) / KiB),
+		  smaps_range_kb(mem, bytes, "Swap"));
+	EXPECT_EQ(0, smaps_range_kb(mem, bytes, "AnonHugePages"));
+	return mem;
+}
+
+TEST_F_TIMEOUT(swapin_auto, sparse_random, TEST_TIMEOUT)
+{
+	const size_t bytes = scaled(64 * MiB);
+	const uint64_t seed = 0x5ba45eULL;
+	char *mem = sparse_read(_metadata, self->dev, bytes, seed);
+
+	ASSERT_NE(NULL, mem);
+	EXPECT_EQ(0, verify(_metadata, "all of it", mem, bytes, seed, 0));
+	thp_free(mem, bytes);
+}
+
+/*
+ * Read sparsely first (every THP declined), then densely: each THP is
+ * promoted, and the whole region ends up PMD-mapped.
+ */
+TEST_F_TIMEOUT(swapin_auto, sparse_then_dense, TEST_TIMEOUT)
+{
+	const size_t bytes = scaled(32 * MiB);
+	const long long nthp = bytes / THP_SIZE;
+	const uint64_t seed = 0x5d5d5dULL;
+	struct auto_snap b, c, d;
+	char *mem = sparse_read(_metadata, self->dev, bytes, seed);
+
+	ASSERT_NE(NULL, mem);
+	auto_snap(self->dev, &b);
+	touch_pages(mem, bytes);
+	auto_snap(self->dev, &c);
+	auto_delta(&d, &b, &c);
+	LOG_DELTA("then dense", &d);
+	EXPECT_EQ(nthp, d.promoted);
+	EXPECT_EQ(0, d.promote_fb);
+	EXPECT_EQ(0, d.thp_swpin);
+	EXPECT_EQ(0, d.declined);
+	EXPECT_EQ((long long)(bytes / KiB),
+		  smaps_range_kb(mem, bytes, "AnonHugePages"));
+	EXPECT_EQ(0, smaps_range_kb(mem, bytes, "Swap"));
+	EXPECT_EQ(0, verify(_metadata, "after promotion", mem, bytes, seed, 0));
+	thp_free(mem, bytes);
+}
+
+/* MADV_RANDOM: 4 KiB even for a sequential pass; MADV_SEQUENTIAL: whole. */
+TEST_F_TIMEOUT(swapin_auto, madvise_hints, TEST_TIMEOUT)
+{
+	const size_t bytes = scaled(16 * MiB);
+	const long long nthp = bytes / THP_SIZE;
+	const uint64_t seed = 0x4147ULL;
+	struct auto_snap a, b, d;
+	char *mem;
+
+	mem = thp_out(_metadata, bytes, seed);
+	ASSERT_NE(NULL, mem);
+	ASSERT_EQ(0, madvise(mem, bytes, MADV_RANDOM));
+	auto_snap(self->dev, &a);
+	touch_pages(mem, bytes);
+	auto_snap(self->dev, &b);
+	auto_delta(&d, &a, &b);
+	LOG_DELTA("MADV_RANDOM", &d);
+	EXPECT_EQ(0, verify(_metadata, "MADV_RANDOM", mem, bytes, seed, 0));
+	EXPECT_EQ(nthp, d.declined);
+	EXPECT_EQ(0, d.thp_swpin);
+	EXPECT_EQ(0, d.promoted);
+	EXPECT_EQ((long long)(bytes / PAGE_SZ), d.dev_page_reads);
+	thp_free(mem, bytes);
+
+	mem = thp_out(_metadata, bytes, seed);
+	ASSERT_NE(NULL, mem);
+	ASSERT_EQ(0, madvise(mem, bytes, MADV_SEQUENTIAL));
+	auto_snap(self->dev, &a);
+	touch_pages(mem, bytes);
+	auto_snap(self->dev, &b);
+	auto_delta(&d, &a, &b);
+	LOG_DELTA("MADV_SEQUENTIAL", &d);
+	EXPECT_EQ(0, verify(_metadata, "MADV_SEQUENTIAL", mem, bytes, seed,
+			    0));
+	EXPECT_EQ(0, d.declined);
+	EXPECT_EQ(nthp, d.thp_swpin);
+	EXPECT_EQ(0, d.dev_page_reads);
+	thp_free(mem, bytes);
+}
+
+/* The knob takes exactly its four values. */
+TEST_F(swapin_auto, knob_values)
+{
+	static const char *const vals[] = {
+		"always", "madvise", "never", "auto",
+	};
+	char buf[64], want[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		ASSERT_EQ(0, write_file(KNOB, vals[i]));
+		ASSERT_LT(0, read_file(KNOB, buf, sizeof(buf)));
+		snprintf(want, sizeof(want), "[%s]", vals[i]);
+		EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("%s: %s", vals[i], buf);
+		EXPECT_EQ(1, (int)(strchr(buf, '[') == strrchr(buf, '[')));
+	}
+	EXPECT_EQ(-EINVAL, write_file(KNOB, "sometimes"));
+	ASSERT_LT(0, read_file(KNOB, buf, sizeof(buf)));
+	EXPECT_STREQ("always madvise [auto] never\n", buf);
+}
+
+TEST_HARNESS_MAIN
