@@ -86,6 +86,7 @@ demo:
 # if the bench pipeline broke.
 bench:
 	bench/run
+	bench/auto
 	bench/latency
 	bench/profile
 	bench/programs
@@ -93,6 +94,7 @@ bench:
 
 bench-quick:
 	bench/run --quick
+	bench/auto --quick --no-stock
 	bench/programs --quick
 	bench/farnode --quick
 

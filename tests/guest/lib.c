@@ -203,6 +203,8 @@ int vmstat_snap(struct vmstat_snap *s)
 	s->thp_collapse_alloc = find_key(bigbuf, "thp_collapse_alloc", " ");
 	s->thp_swpin = find_key(bigbuf, "thp_swpin", " ");
 	s->thp_swpin_fallback = find_key(bigbuf, "thp_swpin_fallback", " ");
+	s->thp_swpin_declined = find_key(bigbuf, "thp_swpin_declined", " ");
+	s->thp_swpin_promoted = find_key(bigbuf, "thp_swpin_promoted", " ");
 	return 0;
 }
 
@@ -219,6 +221,8 @@ void vmstat_delta(struct vmstat_snap *d, const struct vmstat_snap *a,
 	DELTA(thp_collapse_alloc);
 	DELTA(thp_swpin);
 	DELTA(thp_swpin_fallback);
+	DELTA(thp_swpin_declined);
+	DELTA(thp_swpin_promoted);
 }
 
 long long meminfo_kb(const char *key)

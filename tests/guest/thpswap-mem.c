@@ -4,12 +4,15 @@
  * in, verifying every word, and report what the kernel and the device did.
  *
  *   thpswap-mem --size MiB [--seed N] [--cycles N] [--dev NAME] [--quiet]
- *               [--make-it-fail]
+ *               [--make-it-fail] [--touch-pct P]
  *
  * Per cycle: MADV_PAGEOUT the whole region (timed: "out"), then fault it
  * back by reading one byte of every 4 KiB page (timed: "in"), then check
  * every 8-byte word (timed separately: "verify").  The region is filled
- * once, before the first cycle.
+ * once, before the first cycle.  With --touch-pct P below 100, "in" reads
+ * P % of the pages instead, picked at random (from --seed) and read in a
+ * random order, as a cache or a database would; verify then reads the
+ * rest, after the counters of "in" were taken.
  *
  * Output: lines starting with "# " are for humans; every other line is a
  * machine-readable record of space-separated key=value pairs:
@@ -19,7 +22,8 @@
  *            dev_bytes_written= dev_rejected= clusters_huge= clusters_split=
  *            clusters_small= in_s= in_mbps= pswpin= dev_thp_reads=
  *            dev_page_reads= dev_bytes_read= anonhuge_kb_after= verify_s=
- *            bad_words= thp_swpin= thp_swpin_fallback=
+ *            bad_words= thp_swpin= thp_swpin_fallback= touch_pct=
+ *            touched_pages= thp_swpin_declined= thp_swpin_promoted=
  *   result=ok|corrupt|noswap bad_words= cycles= unswapped_cycles=
  * A cycle is swapped when pswpout rose and, with DEV's stats, the device
  * wrote something: result=ok needs every word right AND every cycle
@@ -71,7 +75,8 @@ static void usage(FILE *f)
 		"  --cycles N   page-out/page-in cycles (default 1)\n"
 		"  --dev NAME   swap block device for stats (default $THPSWAP_DEV or thpswap0)\n"
 		"  --quiet      machine-readable lines only\n"
-		"  --make-it-fail  fault injection for this task while swapping\n");
+		"  --make-it-fail  fault injection for this task while swapping\n"
+		"  --touch-pct P   read back P %% of the pages at random (default 100: all, in order)\n");
 }
 
 static double mbps(size_t bytes, double s)
@@ -88,10 +93,12 @@ int main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "make-it-fail", no_argument, NULL, 'F' },
+		{ "touch-pct", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	unsigned long size_mib = 0, cycles = 1;
+	unsigned long size_mib = 0, cycles = 1, touch_pct = 100;
+	size_t *order = NULL, npages, ntouch;
 	uint64_t seed = 1, total_bad = 0;
 	unsigned long unswapped = 0;
 	const char *dev = thpswap_dev_name();
@@ -103,7 +110,7 @@ int main(int argc, char **argv)
 	unsigned long c;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "s:S:c:d:qFh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "s:S:c:d:qFp:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 's':
 			size_mib = strtoul(optarg, &end, 0);
@@ -131,6 +138,11 @@ int main(int argc, char **argv)
 		case 'F':
 			fail = true;
 			break;
+		case 'p':
+			touch_pct = strtoul(optarg, &end, 0);
+			if (*end || !touch_pct || touch_pct > 100)
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -146,6 +158,30 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	bytes = (size_mib * MiB + THP_SIZE - 1) & ~(THP_SIZE - 1);
 	has_dev = dev_has_stats(dev);
+	npages = bytes / PAGE_SZ;
+	ntouch = touch_pct == 100 ? npages : npages * touch_pct / 100;
+	if (!ntouch)
+		ntouch = 1;
+	if (touch_pct < 100) {
+		uint64_t r = seed * PATTERN_MUL | 1;
+		size_t i, j, t;
+
+		order = malloc(npages * sizeof(*order));
+		if (!order) {
+			fprintf(stderr, "thpswap-mem: out of memory\n");
+			return 2;
+		}
+		for (i = 0; i < npages; i++)
+			order[i] = i;
+		/* The first ntouch of a Fisher-Yates shuffle: distinct pages */
+		for (i = 0; i < ntouch; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			j = i + r % (npages - i);
+			t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+	}
 	mem = thp_alloc(bytes);
 	if (!mem) {
 		fprintf(stderr, "thpswap-mem: cannot map %zu bytes: %s\n",
@@ -192,7 +228,15 @@ int main(int argc, char **argv)
 		if (fail && make_it_fail(true))
 			return 2;
 		t0 = now_s();
-		touch_pages(mem, bytes);
+		if (order) {
+			const volatile char *p = mem;
+			size_t i;
+
+			for (i = 0; i < ntouch; i++)
+				(void)p[order[i] * PAGE_SZ];
+		} else {
+			touch_pages(mem, bytes);
+		}
 		t1 = now_s();
 		if (fail && make_it_fail(false))
 			return 2;
@@ -216,7 +260,8 @@ int main(int argc, char **argv)
 		       " clusters_huge=%lld clusters_split=%lld clusters_small=%lld"
 		       " in_s=%.3f in_mbps=%.1f pswpin=%lld dev_thp_reads=%lld dev_page_reads=%lld dev_bytes_read=%lld"
 		       " anonhuge_kb_after=%lld verify_s=%.3f bad_words=%" PRIu64
-		       " thp_swpin=%lld thp_swpin_fallback=%lld\n",
+		       " thp_swpin=%lld thp_swpin_fallback=%lld touch_pct=%lu touched_pages=%zu"
+		       " thp_swpin_declined=%lld thp_swpin_promoted=%lld\n",
 		       c, out_s, mbps(bytes, out_s), swap_kb, dv_out.pswpout,
 		       dv_out.thp_swpout, dv_out.thp_swpout_fallback,
 		       dd_out.thp_writes, dd_out.page_writes,
@@ -224,7 +269,8 @@ int main(int argc, char **argv)
 		       d1.c_huge, d1.c_split, d1.c_small,
 		       in_s, mbps(bytes, in_s), dv_in.pswpin, dd_in.thp_reads,
 		       dd_in.page_reads, dd_in.bytes_read, ahp_after, ver_s, bad,
-		       dv_in.thp_swpin, dv_in.thp_swpin_fallback);
+		       dv_in.thp_swpin, dv_in.thp_swpin_fallback, touch_pct, ntouch,
+		       dv_in.thp_swpin_declined, dv_in.thp_swpin_promoted);
 		if (!quiet) {
 			char dout[96] = "", din[96] = "";
 
@@ -262,6 +308,7 @@ int main(int argc, char **argv)
 	       total_bad ? "corrupt" : unswapped ? "noswap" : "ok", total_bad,
 	       cycles, unswapped);
 	thp_free(mem, bytes);
+	free(order);
 	return total_bad ? 1 : unswapped ? 3 : 0;
 bad:
 	usage(stderr);

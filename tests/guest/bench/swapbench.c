@@ -36,7 +36,8 @@
  * where COUNTERS (deltas; -1 when a source does not exist here) are
  *   pswpin pswpout thp_swpout thp_swpout_fallback thp_swpin
  *   thp_swpin_fallback thp_split_pmd thp_fault_alloc thp_fault_fallback
- *   pgmajfault		/proc/vmstat
+ *   pgmajfault thp_swpin_declined thp_swpin_promoted
+ *   thp_swpin_promote_fallback		/proc/vmstat
  *   tlb cal		/proc/interrupts "TLB:" and "CAL:", all CPUs
  *   dk_rd_ios dk_rd_sec dk_wr_ios dk_wr_sec   /proc/diskstats of --dev
  *   dev_thp_reads dev_page_reads dev_thp_writes dev_page_writes
@@ -155,6 +156,7 @@ static const char *const vm_keys[] = {
 	"pswpin", "pswpout", "thp_swpout", "thp_swpout_fallback",
 	"thp_swpin", "thp_swpin_fallback", "thp_split_pmd",
 	"thp_fault_alloc", "thp_fault_fallback", "pgmajfault",
+	"thp_swpin_declined", "thp_swpin_promoted", "thp_swpin_promote_fallback",
 };
 #define NVM	(sizeof(vm_keys) / sizeof(vm_keys[0]))
 
