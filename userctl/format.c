@@ -50,6 +50,31 @@ const struct tsw_counter_def tsw_counters[TSW_NR_COUNTERS] = {
 				 "THPs swapped in whole from this device", true },
 };
 
+const struct tsw_vm_event_def tsw_vm_events[TSW_NR_VM_EVENTS] = {
+	{ "thp_swpout", "THPs swapped out whole",
+	  offsetof(struct tsw_dev, thp_swpout), false },
+	{ "thp_swpout_fallback", "THPs split before swap-out",
+	  offsetof(struct tsw_dev, thp_swpout_fallback), false },
+	{ "thp_swpin", "THPs swapped in whole",
+	  offsetof(struct tsw_dev, thp_swpin), true },
+	{ "thp_swpin_fallback", "THP swap-ins that fell back to 4 KiB pages",
+	  offsetof(struct tsw_dev, thp_swpin_fallback), true },
+	{ "thp_swpin_declined", "THP swap-ins declined as sparse (swapin_enabled=auto)",
+	  offsetof(struct tsw_dev, thp_swpin_declined), true },
+	{ "thp_swpin_promoted", "swapped-in ranges promoted to a THP",
+	  offsetof(struct tsw_dev, thp_swpin_promoted), true },
+	{ "thp_swpin_promote_fallback", "promotions that failed",
+	  offsetof(struct tsw_dev, thp_swpin_promote_fallback), true },
+};
+
+uint64_t tsw_vm_event(const struct tsw_dev *d, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)d + tsw_vm_events[i].off, sizeof(v));
+	return v;
+}
+
 /* ---- colour ---------------------------------------------------------- */
 
 bool use_color(FILE *f)
@@ -267,13 +292,8 @@ void json_dev(struct json *j, const char *key, const struct tsw_dev *d)
 		json_u64(j, tsw_counters[i].name, d->counter[i]);
 	json_obj_close(j);
 	json_obj_open(j, "global");
-	json_u64(j, "thp_swpout", d->thp_swpout);
-	json_u64(j, "thp_swpout_fallback", d->thp_swpout_fallback);
-	json_u64(j, "thp_swpin", d->thp_swpin);
-	json_u64(j, "thp_swpin_fallback", d->thp_swpin_fallback);
-	json_u64(j, "thp_swpin_declined", d->thp_swpin_declined);
-	json_u64(j, "thp_swpin_promoted", d->thp_swpin_promoted);
-	json_u64(j, "thp_swpin_promote_fallback", d->thp_swpin_promote_fallback);
+	for (i = 0; i < TSW_NR_VM_EVENTS; i++)
+		json_u64(j, tsw_vm_events[i].name, tsw_vm_event(d, i));
 	json_obj_close(j);
 	json_obj_close(j);
 }

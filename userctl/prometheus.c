@@ -38,31 +38,6 @@ static void counter_metric(const struct tsw_counter_def *c, char *buf, size_t le
 
 void prom_print(FILE *f, const struct tsw_dev *devs, size_t n)
 {
-	static const struct {
-		const char *name, *help;
-		size_t off;	/* of the uint64_t in struct tsw_dev */
-		bool patched;
-	} vm[] = {
-		{ "thpswap_vm_thp_swpout_total", "THPs swapped out whole (vm event thp_swpout)",
-		  offsetof(struct tsw_dev, thp_swpout), false },
-		{ "thpswap_vm_thp_swpout_fallback_total",
-		  "THPs split before swap-out (vm event thp_swpout_fallback)",
-		  offsetof(struct tsw_dev, thp_swpout_fallback), false },
-		{ "thpswap_vm_thp_swpin_total", "THPs swapped in whole (vm event thp_swpin)",
-		  offsetof(struct tsw_dev, thp_swpin), true },
-		{ "thpswap_vm_thp_swpin_fallback_total",
-		  "THP swap-ins that fell back to 4 KiB pages (vm event thp_swpin_fallback)",
-		  offsetof(struct tsw_dev, thp_swpin_fallback), true },
-		{ "thpswap_vm_thp_swpin_declined_total",
-		  "THP swap-ins declined as sparse, swapin_enabled=auto (vm event thp_swpin_declined)",
-		  offsetof(struct tsw_dev, thp_swpin_declined), true },
-		{ "thpswap_vm_thp_swpin_promoted_total",
-		  "Swapped-in ranges promoted to a THP (vm event thp_swpin_promoted)",
-		  offsetof(struct tsw_dev, thp_swpin_promoted), true },
-		{ "thpswap_vm_thp_swpin_promote_fallback_total",
-		  "Promotions to a THP that failed (vm event thp_swpin_promote_fallback)",
-		  offsetof(struct tsw_dev, thp_swpin_promote_fallback), true },
-	};
 	bool any_reports = false;
 	char name[96];
 	size_t i, k;
@@ -134,13 +109,15 @@ void prom_print(FILE *f, const struct tsw_dev *devs, size_t n)
 	}
 
 	/* System-wide: the same for every device, taken from the last read. */
-	for (k = 0; k < sizeof(vm) / sizeof(vm[0]); k++) {
-		uint64_t v;
+	for (k = 0; k < TSW_NR_VM_EVENTS; k++) {
+		const struct tsw_vm_event_def *e = &tsw_vm_events[k];
+		char help[160];
 
-		if (vm[k].patched && !any_reports)
+		if (e->patched && !any_reports)
 			continue;
-		memcpy(&v, (const char *)&devs[n - 1] + vm[k].off, sizeof(v));
-		family(f, vm[k].name, "counter", vm[k].help);
-		fprintf(f, "%s %" PRIu64 "\n", vm[k].name, v);
+		snprintf(name, sizeof(name), "thpswap_vm_%s_total", e->name);
+		snprintf(help, sizeof(help), "%s (vm event %s)", e->help, e->name);
+		family(f, name, "counter", help);
+		fprintf(f, "%s %" PRIu64 "\n", name, tsw_vm_event(&devs[n - 1], k));
 	}
 }

@@ -45,23 +45,12 @@ int cmd_stats(int argc, char **argv)
 		json_obj_open(&j, NULL);
 		json_devices(&j, devs, n);
 		json_obj_open(&j, "global");
-		if (n) {
-			json_u64(&j, "thp_swpout", devs[n - 1].thp_swpout);
-			json_u64(&j, "thp_swpout_fallback", devs[n - 1].thp_swpout_fallback);
-			json_u64(&j, "thp_swpin", devs[n - 1].thp_swpin);
-			json_u64(&j, "thp_swpin_fallback", devs[n - 1].thp_swpin_fallback);
-			json_u64(&j, "thp_swpin_declined", devs[n - 1].thp_swpin_declined);
-			json_u64(&j, "thp_swpin_promoted", devs[n - 1].thp_swpin_promoted);
-			json_u64(&j, "thp_swpin_promote_fallback",
-				 devs[n - 1].thp_swpin_promote_fallback);
-		} else {
-			json_null(&j, "thp_swpout");
-			json_null(&j, "thp_swpout_fallback");
-			json_null(&j, "thp_swpin");
-			json_null(&j, "thp_swpin_fallback");
-			json_null(&j, "thp_swpin_declined");
-			json_null(&j, "thp_swpin_promoted");
-			json_null(&j, "thp_swpin_promote_fallback");
+		for (i = 0; i < TSW_NR_VM_EVENTS; i++) {
+			if (n)
+				json_u64(&j, tsw_vm_events[i].name,
+					 tsw_vm_event(&devs[n - 1], i));
+			else
+				json_null(&j, tsw_vm_events[i].name);
 		}
 		json_obj_close(&j);
 		json_obj_close(&j);
@@ -79,18 +68,9 @@ int cmd_stats(int argc, char **argv)
 		putchar('\n');
 	}
 	printf("%sall swap devices%s (vm events)\n", color_bold(), color_reset());
-	global(devs[n - 1].thp_swpout, "thp_swpout", "THPs swapped out whole");
-	global(devs[n - 1].thp_swpout_fallback, "thp_swpout_fallback",
-	       "THPs split before swap-out");
-	global(devs[n - 1].thp_swpin, "thp_swpin", "THPs swapped in whole");
-	global(devs[n - 1].thp_swpin_fallback, "thp_swpin_fallback",
-	       "THP swap-ins that fell back to 4 KiB pages");
-	global(devs[n - 1].thp_swpin_declined, "thp_swpin_declined",
-	       "THP swap-ins declined as sparse (swapin_enabled=auto)");
-	global(devs[n - 1].thp_swpin_promoted, "thp_swpin_promoted",
-	       "swapped-in ranges promoted to a THP");
-	global(devs[n - 1].thp_swpin_promote_fallback, "thp_swpin_promote_fallback",
-	       "promotions that failed");
+	for (i = 0; i < TSW_NR_VM_EVENTS; i++)
+		global(tsw_vm_event(&devs[n - 1], i), tsw_vm_events[i].name,
+		       tsw_vm_events[i].help);
 	free(devs);
 	return EXIT_OK;
 }

@@ -78,6 +78,20 @@ struct tsw_counter_def {
 
 extern const struct tsw_counter_def tsw_counters[TSW_NR_COUNTERS];
 
+/*
+ * The system-wide vm events every device reports (struct tsw_dev's
+ * thp_swp* fields), in the order of stats, --json and --prometheus.
+ */
+struct tsw_vm_event_def {
+	const char *name;	/* as in /proc/vmstat */
+	const char *help;
+	size_t off;		/* of the uint64_t in struct tsw_dev */
+	bool patched;		/* only a patched kernel has it */
+};
+
+#define TSW_NR_VM_EVENTS 7
+extern const struct tsw_vm_event_def tsw_vm_events[TSW_NR_VM_EVENTS];
+
 /* One device, as both transports report it. */
 struct tsw_dev {
 	uint32_t index;
@@ -281,6 +295,8 @@ void json_obj_close(struct json *j);
 void json_arr_open(struct json *j, const char *key);
 void json_arr_close(struct json *j);
 void json_u64(struct json *j, const char *key, uint64_t v);
+/* tsw_vm_events[i]'s value in @d */
+uint64_t tsw_vm_event(const struct tsw_dev *d, size_t i);
 void json_i64(struct json *j, const char *key, int64_t v);
 void json_double(struct json *j, const char *key, double v);
 void json_bool(struct json *j, const char *key, bool v);
