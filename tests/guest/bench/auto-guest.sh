@@ -37,41 +37,10 @@ for arg in "$@"; do
 	*) echo "# auto-guest.sh: unknown argument '$arg'"; exit 2 ;;
 	esac
 done
-MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
-[ -x "$MODPROBE" ] || MODPROBE=modprobe
-[ -x "$RMMOD" ] || RMMOD=rmmod
-THP=/sys/kernel/mm/transparent_hugepage
-NCPU=$(grep -c ^processor /proc/cpuinfo)
+PATH=$PATH:$(dirname "$0")
+REC="A kernel=$KERNEL" REC_KEY=mode
+. bench-lib.sh
 SWAP_MIB=$((SIZE_MIB > PR_TOTAL_MIB ? SIZE_MIB * 2 : PR_TOTAL_MIB * 2))
-failed=0
-
-fail() {
-	echo "# FAIL: $*"
-	failed=$((failed + 1))
-}
-
-rec() {	# rec REP MODE WL < lines
-	while IFS= read -r line; do
-		case "$line" in
-		"#"*|"") echo "$line" ;;
-		*=*) echo "A kernel=$KERNEL rep=$1 mode=$2 wl=$3 $line" ;;
-		*) echo "# $line" ;;
-		esac
-	done
-}
-
-run() {	# run REP MODE WL CMD...
-	r=$1 m=$2 w=$3
-	shift 3
-	echo 1 > /proc/sys/vm/compact_memory
-	echo "# rep $r $m $w: $*"
-	"$@" > /tmp/wl.out 2> /tmp/wl.err
-	rc=$?
-	rec "$r" "$m" "$w" < /tmp/wl.out
-	sed 's/^/# stderr: /' /tmp/wl.err
-	echo "status=$rc" | rec "$r" "$m" "$w"
-	[ "$rc" = 0 ] || fail "rep $r $m $w exited $rc"
-}
 
 workloads() {	# workloads REP MODE
 	for p in $PCTS; do

@@ -55,29 +55,9 @@ for arg in "$@"; do
 	*) echo "# bench-guest.sh: unknown argument '$arg'"; exit 2 ;;
 	esac
 done
-# busybox ash may prefer its own applets to PATH: name kmod's by path.
-MODPROBE=/sbin/modprobe RMMOD=/sbin/rmmod
-[ -x "$MODPROBE" ] || MODPROBE=modprobe
-[ -x "$RMMOD" ] || RMMOD=rmmod
-THP=/sys/kernel/mm/transparent_hugepage
-NCPU=$(grep -c ^processor /proc/cpuinfo)
-failed=0
-
-fail() {
-	echo "# FAIL: $*"
-	failed=$((failed + 1))
-}
-
-# rec REP DEV WL < lines: prefix the key=value records, keep comments.
-rec() {
-	while IFS= read -r line; do
-		case "$line" in
-		"#"*|"") echo "$line" ;;
-		*=*) echo "B kernel=$KERNEL rep=$1 dev=$2 wl=$3 $line" ;;
-		*) echo "# $line" ;;
-		esac
-	done
-}
+PATH=$PATH:$(dirname "$0")
+REC="B kernel=$KERNEL" REC_KEY=dev
+. bench-lib.sh
 
 # copy_bw REP DEV: the module's in-kernel copy bandwidth, for the copy
 # each direction really does: copy_bw_mbps a 2 MiB memcpy_flushcache (a
@@ -138,40 +118,26 @@ teardown() {	# teardown DEV BLK
 	esac
 }
 
-# ---- workloads: run REP DEV BLK WL NAME CMD...
-run() {
-	r=$1 d=$2 b=$3 w=$4
-	shift 4
-	# The same starting point for every run: no THP allocation failing
-	# for fragmentation left by the previous one.
-	echo 1 > /proc/sys/vm/compact_memory
-	echo "# rep $r $d $w: $*"
-	"$@" > /tmp/wl.out 2> /tmp/wl.err
-	rc=$?
-	rec "$r" "$d" "$w" < /tmp/wl.out
-	sed 's/^/# stderr: /' /tmp/wl.err
-	echo "status=$rc" | rec "$r" "$d" "$w"
-	[ "$rc" = 0 ] || fail "rep $r $d $w exited $rc"
-}
+# ---- workloads (run REP DEV WL CMD..., bench-lib.sh)
 workloads() {	# workloads REP DEV BLK
 	r=$1 d=$2 b=$3 name=${3#/dev/}
 	for wl in $WORKLOADS; do
 		case "$wl" in
 		cycle)
 			for m in $CYCLE_MIB; do
-				run "$r" "$d" "$b" "cycle-$m" swapbench exec --dev "$name" -- \
+				run "$r" "$d" "cycle-$m" swapbench exec --dev "$name" -- \
 					thpswap-mem --size "$m" --cycles 1 --dev "$name" --quiet
 			done ;;
 		seq|seq2|rand)
 			n=$NCPU acc=seq
 			[ "$wl" = seq2 ] && n=$((2 * NCPU))
 			[ "$wl" = rand ] && acc=rand
-			run "$r" "$d" "$b" "$acc-${n}p" swapbench pressure --dev "$name" \
+			run "$r" "$d" "$acc-${n}p" swapbench pressure --dev "$name" \
 				--workers "$n" --wset $((PR_TOTAL_MIB / n)) --max "$PR_MAX_MIB" \
 				--access $acc --rand-pct "$RAND_PCT" --seed "$r" ;;
 		mt)
 			t=$((2 * NCPU))
-			run "$r" "$d" "$b" "mt-${t}t" swapbench pressure --dev "$name" \
+			run "$r" "$d" "mt-${t}t" swapbench pressure --dev "$name" \
 				--workers 1 --threads "$t" --wset $((PR_TOTAL_MIB / t)) \
 				--max "$PR_MAX_MIB" --access seq --seed "$r" ;;
 		*) fail "unknown workload $wl" ;;
@@ -195,7 +161,7 @@ steady() {
 		{ fail "steady $d: mkswap/swapon"; return; }
 	echo "# rep $r $d: $mib MiB written once; steady-state cycles"
 	for m in $CYCLE_MIB; do
-		run "$r" "$d" "$b" "cycle-$m-steady" swapbench exec --dev "${b#/dev/}" -- \
+		run "$r" "$d" "cycle-$m-steady" swapbench exec --dev "${b#/dev/}" -- \
 			thpswap-mem --size "$m" --cycles 1 --dev "${b#/dev/}" --quiet
 	done
 }
