@@ -28,9 +28,11 @@
 #           CC_MAX_MIB.  Verified: the objects' sha256 equal those of a
 #           native build without memory pressure.
 #
-# Variables: KERNEL, CONFIG (labels for the records), DEV (thpswap or zram;
-# default thpswap), SWAPIN (always or never: transparent_hugepage/
-# swapin_enabled, which must then exist; empty: leave it), SWAP_MIB
+# Variables: KERNEL, CONFIG (labels for the records), DEV (thpswap, pmem or
+# zram; default thpswap; pmem is Debian's nd_e820 + nd_pmem on a memmap=
+# range of SWAP_MIB, which tests/vm/run --append must give), SWAPIN (a
+# value of transparent_hugepage/swapin_enabled, which must then exist;
+# empty: leave it), SWAP_MIB
 # (default 1024), REPS (default 1), QUICK=1 (the small sizes below),
 # REDIS_MIB, REDIS_MAX_MIB, REDIS_GETS, SQL_ROWS, SQL_MAX_MIB, SQL_POINTS,
 # CC_DIR, CC_MAX_MIB, INJECT (any of redis, sqlite, cc: corrupt that
@@ -141,11 +143,19 @@ setup() {
 	thpswap)
 		$MODPROBE thpswap size="${SWAP_MIB}M" || return 1
 		bdev=/dev/thpswap0 ;;
+	pmem)
+		$MODPROBE nd_e820 && $MODPROBE nd_pmem || return 1
+		# libnvdimm probes asynchronously; wait_probe waits for it.
+		cat /sys/bus/nd/devices/ndbus*/wait_probe > /dev/null || return 1
+		bdev=/dev/pmem0
+		[ -b $bdev ] || { echo "# no $bdev (memmap= on the command line?)"; return 1; }
+		sz=$(($(cat /sys/block/pmem0/size) / 2048))
+		[ "$sz" = "$SWAP_MIB" ] || { echo "# $bdev has $sz MiB, not $SWAP_MIB"; return 1; } ;;
 	zram)
 		$MODPROBE zram num_devices=1 || return 1
 		echo "${SWAP_MIB}M" > /sys/block/zram0/disksize || return 1
 		bdev=/dev/zram0 ;;
-	*) echo "# DEV=$DEV: thpswap or zram"; return 1 ;;
+	*) echo "# DEV=$DEV: thpswap, pmem or zram"; return 1 ;;
 	esac
 	mkswap "$bdev" > /dev/null && swapon "$bdev" || return 1
 	echo +memory > /sys/fs/cgroup/cgroup.subtree_control || return 1
