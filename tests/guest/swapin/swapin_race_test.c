@@ -17,6 +17,12 @@
  *  - swapoff_loop: processes with several threads each swap out, touch and
  *    verify their THPs over and over while the device is swapped off and on
  *    again in a loop; every word checked, SwapFree full at the end.
+ *  - zap_while_swapping_in: one thread swaps THPs in, in order, while
+ *    another zaps each one (MADV_DONTNEED) as soon as the first has begun
+ *    to fault on it: the zap lands before, during and after the swap-in,
+ *    including after the PMD is mapped and before the cluster is freed.
+ *    Every word read is the one written or zero, and after a swapoff and
+ *    swapon SwapFree is full: no slot was leaked or freed twice.
  *
  * Nothing sleeps to wait for the kernel: threads start on a barrier, the
  * swapoff loop runs until every worker has reported its rounds through a
@@ -321,6 +327,106 @@ TEST_F_TIMEOUT(race, swapoff_loop, TEST_TIMEOUT)
 	/* Everything the workers had in swap is free again. */
 	EXPECT_EQ(0, do_swapoff(path));
 	EXPECT_EQ(0, do_swapon(path, 0));
+	EXPECT_EQ(meminfo_kb("SwapTotal"), meminfo_kb("SwapFree"));
+}
+
+struct zap_race {
+	pthread_barrier_t bar;
+	char *mem;
+	size_t bytes;
+	uint64_t seed;
+	int started;		/* THPs the reader has begun to touch */
+	uint64_t zero, kept, bad;	/* words the reader saw */
+};
+
+static void *zap_reader(void *arg)
+{
+	struct zap_race *z = arg;
+	const uint64_t *w = (const uint64_t *)z->mem;
+	size_t i, n = z->bytes / sizeof(*w), per = THP_SIZE / sizeof(*w);
+	uint64_t v;
+
+	pthread_barrier_wait(&z->bar);
+	for (i = 0; i < n; i += PAGE_SZ / sizeof(*w)) {
+		if (!(i % per))
+			__atomic_store_n(&z->started, i / per + 1,
+					 __ATOMIC_RELEASE);
+		v = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
+		if (!v)
+			z->zero++;
+		else if (v == pattern_word(z->seed, i))
+			z->kept++;
+		else
+			z->bad++;
+	}
+	return NULL;
+}
+
+static void *zap_zapper(void *arg)
+{
+	struct zap_race *z = arg;
+	int i, n = z->bytes / THP_SIZE;
+
+	pthread_barrier_wait(&z->bar);
+	for (i = 0; i < n; i++) {
+		volatile unsigned long spin;
+
+		/*
+		 * After the reader's first touch of THP i, by 0 to 7 steps of
+		 * a delay: the zap lands at a different point of each swap-in.
+		 */
+		while (__atomic_load_n(&z->started, __ATOMIC_ACQUIRE) <= i)
+			;
+		for (spin = 0; spin < (i % 8) * 40000UL; spin++)
+			;
+		madvise(z->mem + i * THP_SIZE, THP_SIZE, MADV_DONTNEED);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(race, zap_while_swapping_in, TEST_TIMEOUT)
+{
+	const size_t bytes = scaled(32 * THP_SIZE);
+	const int rounds = 8;
+	uint64_t zero = 0, kept = 0, bad = 0;
+	long long in0, in1, fb0, fb1;
+	pthread_t tr, tz;
+	int r;
+
+	in0 = vmstat_get("thp_swpin");
+	fb0 = vmstat_get("thp_swpin_fallback");
+	for (r = 0; r < rounds; r++) {
+		struct zap_race z = { .bytes = bytes, .seed = 0x2a9ULL + r };
+
+		z.mem = thp_out(_metadata, bytes, z.seed);
+		ASSERT_NE(NULL, z.mem);
+		pthread_barrier_init(&z.bar, NULL, 2);
+		ASSERT_EQ(0, pthread_create(&tr, NULL, zap_reader, &z));
+		ASSERT_EQ(0, pthread_create(&tz, NULL, zap_zapper, &z));
+		pthread_join(tr, NULL);
+		pthread_join(tz, NULL);
+		pthread_barrier_destroy(&z.bar);
+		zero += z.zero;
+		kept += z.kept;
+		bad += z.bad;
+		thp_free(z.mem, bytes);
+	}
+	in1 = vmstat_get("thp_swpin");
+	fb1 = vmstat_get("thp_swpin_fallback");
+	TH_LOG("%d rounds of %zu THPs: words read %" PRIu64 " as written, %" PRIu64 " zero, %" PRIu64 " other; thp_swpin +%lld, fallback +%lld",
+	       rounds, bytes / THP_SIZE, kept, zero, bad, in1 - in0, fb1 - fb0);
+	/* Each word as written or, zapped, zero; never anything else. */
+	EXPECT_EQ(0, bad);
+	/* Whole swap-ins happened, and so did zaps under the reader. */
+	EXPECT_LT(0, in1 - in0);
+	EXPECT_LT(0, zero);
+	/*
+	 * Nothing maps the slots any more: a swapoff finds none in use (a
+	 * slot counted but never freed would keep it busy) and afterwards
+	 * every slot is free.
+	 */
+	EXPECT_EQ(0, do_swapoff(self->path));
+	EXPECT_EQ(0, do_swapon(self->path, 0));
 	EXPECT_EQ(meminfo_kb("SwapTotal"), meminfo_kb("SwapFree"));
 }
 
