@@ -2,18 +2,21 @@
 /*
  * faultlat: what one thread's swap-in costs the process's other threads.
  *
- *   faultlat [-s SWAPIN_MIB] [-f FRESH_MIB]
+ *   faultlat [-s SWAPIN_MIB] [-f FRESH_MIB] [-p]
  *
  * Thread A fills SWAPIN_MIB (default 1024) of THPs, swaps them out with
  * MADV_PAGEOUT, then reads them back (swap-in), one word per 4 KiB.  While
  * it does, thread B of the same process faults fresh 4 KiB pages of
  * another region (FRESH_MIB, MADV_NOHUGEPAGE, mapped again whenever it has
  * been used up) and times each fault.  Whole-THP swap-in takes the mmap
- * lock for write to switch each PMD; B's faults take it for read.
+ * lock for write to switch each PMD; B's faults take it for read.  With -p,
+ * B is a child process instead: what is left is what A costs the other
+ * CPUs (IPIs, shared locks), not what it costs its own mm.
  *
  * Prints one line of key=value pairs:
  *   swapin_mib= swapin_s= faults= p50_us= p99_us= p999_us= max_us=
- *   thp_swpin= pswpin= bad_words=
+ *   over100_us= thp_swpin= pswpin= pswpout= bad_words=
+ * (over100_us: how many of B's faults took over 100 us)
  * and exits 0 if every word A read back was right and the region had been
  * swapped out.
  */
@@ -21,6 +24,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
@@ -37,9 +43,12 @@
 #define PG		4096UL
 #define MAX_SAMPLES	(1 << 22)
 
-static atomic_int phase;	/* 0 setup, 1 A swapping in, 2 A done */
-static double *samples;
-static size_t nsamples;
+/* Shared with B, which may be another process (-p). */
+static struct {
+	atomic_int phase;	/* 0 setup, 1 A swapping in, 2 A done */
+	size_t nsamples;
+	double samples[MAX_SAMPLES];
+} *sh;
 static size_t fresh_bytes = 64 * MiB;
 
 static double now_us(void)
@@ -75,9 +84,9 @@ static void *fresh_faulter(void *arg)
 	double t0;
 
 	(void)arg;
-	while (atomic_load(&phase) == 0)
+	while (atomic_load(&sh->phase) == 0)
 		;
-	while (atomic_load(&phase) == 1 && nsamples < MAX_SAMPLES) {
+	while (atomic_load(&sh->phase) == 1 && sh->nsamples < MAX_SAMPLES) {
 		if (off == fresh_bytes) {
 			if (mem)
 				munmap(mem, fresh_bytes);
@@ -90,7 +99,7 @@ static void *fresh_faulter(void *arg)
 		}
 		t0 = now_us();
 		mem[off] = 1;
-		samples[nsamples++] = now_us() - t0;
+		sh->samples[sh->nsamples++] = now_us() - t0;
 		off += PG;
 	}
 	if (mem)
@@ -109,10 +118,10 @@ static double pct(double p)
 {
 	size_t i;
 
-	if (!nsamples)
+	if (!sh->nsamples)
 		return -1;
-	i = (size_t)(p / 100 * (nsamples - 1) + 0.5);
-	return samples[i];
+	i = (size_t)(p / 100 * (sh->nsamples - 1) + 0.5);
+	return sh->samples[i];
 }
 
 int main(int argc, char **argv)
@@ -120,12 +129,14 @@ int main(int argc, char **argv)
 	size_t bytes = 1024 * MiB, i, n;
 	long long in0, in1, ps0, ps1, so0, so1;
 	uint64_t bad = 0, *w;
+	size_t over100 = 0;
+	int opt, child = 0;
+	pid_t pid = -1;
 	pthread_t tb;
 	double t0, t1;
 	char *raw, *mem;
-	int opt;
 
-	while ((opt = getopt(argc, argv, "s:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:f:p")) != -1) {
 		switch (opt) {
 		case 's':
 			bytes = strtoul(optarg, NULL, 10) * MiB;
@@ -133,8 +144,11 @@ int main(int argc, char **argv)
 		case 'f':
 			fresh_bytes = strtoul(optarg, NULL, 10) * MiB;
 			break;
+		case 'p':
+			child = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: faultlat [-s MiB] [-f MiB]\n");
+			fprintf(stderr, "usage: faultlat [-s MiB] [-f MiB] [-p]\n");
 			return 2;
 		}
 	}
@@ -142,10 +156,31 @@ int main(int argc, char **argv)
 	fresh_bytes &= ~(PG - 1);
 	if (!bytes || !fresh_bytes)
 		return 2;
-	samples = malloc(MAX_SAMPLES * sizeof(*samples));
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		perror("faultlat: memory");
+		return 2;
+	}
+	/* Before A's region exists: a child sharing its swap entries would
+	 * raise their swap counts and so rule out swapping THPs in whole.
+	 */
+	if (child) {
+		pid = fork();
+		if (pid < 0)
+			return 2;
+		if (!pid) {
+			/* Gone with the parent, should it fail. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() == 1)
+				_exit(2);
+			fresh_faulter(NULL);
+			_exit(0);
+		}
+	}
 	raw = mmap(NULL, bytes + THP, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!samples || raw == MAP_FAILED) {
+	if (raw == MAP_FAILED) {
 		perror("faultlat: memory");
 		return 2;
 	}
@@ -161,26 +196,31 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	so1 = vmstat("pswpout");
-	if (pthread_create(&tb, NULL, fresh_faulter, NULL))
+	if (!child && pthread_create(&tb, NULL, fresh_faulter, NULL))
 		return 2;
 	in0 = vmstat("thp_swpin");
 	ps0 = vmstat("pswpin");
 	t0 = now_us();
-	atomic_store(&phase, 1);
+	atomic_store(&sh->phase, 1);
 	for (i = 0; i < n; i += PG / sizeof(uint64_t))
 		bad += w[i] != i * 0x9E3779B97F4A7C15ULL;
 	t1 = now_us();
-	atomic_store(&phase, 2);
-	pthread_join(tb, NULL);
+	atomic_store(&sh->phase, 2);
+	if (child)
+		waitpid(pid, NULL, 0);
+	else
+		pthread_join(tb, NULL);
 	in1 = vmstat("thp_swpin");
 	ps1 = vmstat("pswpin");
 	for (i = 0; i < n; i++)
 		bad += w[i] != i * 0x9E3779B97F4A7C15ULL;
-	qsort(samples, nsamples, sizeof(*samples), cmp);
-	printf("swapin_mib=%zu swapin_s=%.3f faults=%zu p50_us=%.1f p99_us=%.1f p999_us=%.1f max_us=%.1f thp_swpin=%lld pswpin=%lld pswpout=%lld bad_words=%" PRIu64 "\n",
-	       bytes / MiB, (t1 - t0) / 1e6, nsamples, pct(50), pct(99),
-	       pct(99.9), nsamples ? samples[nsamples - 1] : -1.0,
-	       in0 < 0 ? -1 : in1 - in0, ps1 - ps0, so1 - so0, bad);
+	qsort(sh->samples, sh->nsamples, sizeof(*sh->samples), cmp);
+	for (i = 0; i < sh->nsamples; i++)
+		over100 += sh->samples[i] > 100;
+	printf("swapin_mib=%zu swapin_s=%.3f faults=%zu p50_us=%.1f p99_us=%.1f p999_us=%.1f max_us=%.1f over100_us=%zu thp_swpin=%lld pswpin=%lld pswpout=%lld bad_words=%" PRIu64 "\n",
+	       bytes / MiB, (t1 - t0) / 1e6, sh->nsamples, pct(50), pct(99),
+	       pct(99.9), sh->nsamples ? sh->samples[sh->nsamples - 1] : -1.0,
+	       over100, in0 < 0 ? -1 : in1 - in0, ps1 - ps0, so1 - so0, bad);
 	/* Swapped out for real, and every word came back. */
 	return !bad && so1 - so0 >= (long long)(bytes / PG) ? 0 : 1;
 }

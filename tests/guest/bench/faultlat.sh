@@ -8,7 +8,10 @@
 # SWAPIN_MIB back in while another times its 4 KiB faults.
 #
 #   tests/vm/run --kernel DIR --mem 3072 --script tests/guest/bench/faultlat.sh \
-#       -- [REPS=N] [SWAPIN_MIB=N] [KNOBS="always never"]
+#       -- [REPS=N] [SWAPIN_MIB=N] [KNOBS="always never always/p"]
+#
+# A knob written K/p runs faultlat -p: the timed faults come from another
+# process, which shares no mmap_lock with the swap-in.
 #
 # Output: one line "L rep=R knob=K <faultlat's key=value pairs> status=RC"
 # per run; anything else is a comment.  Exit status 0 when every run
@@ -16,7 +19,7 @@
 set -u
 REPS=3
 SWAPIN_MIB=1024
-KNOBS="always never"
+KNOBS="always never always/p"
 for arg in "$@"; do
 	case "$arg" in
 	REPS=*|SWAPIN_MIB=*|KNOBS=*) eval "${arg%%=*}=\"\${arg#*=}\"" ;;
@@ -39,8 +42,10 @@ while [ "$rep" -le "$REPS" ]; do
 		for k in $KNOBS; do order="$k $order"; done
 	fi
 	for k in $order; do
-		echo "$k" > "$KNOB" || exit 1
-		out=$(faultlat -s "$SWAPIN_MIB")
+		echo "${k%/p}" > "$KNOB" || exit 1
+		opt=
+		[ "$k" = "${k%/p}" ] || opt=-p
+		out=$(faultlat -s "$SWAPIN_MIB" $opt)
 		rc=$?
 		echo "L rep=$rep knob=$k $out status=$rc"
 		[ "$rc" = 0 ] || failed=$((failed + 1))

@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -335,7 +336,7 @@ struct zap_race {
 	char *mem;
 	size_t bytes;
 	uint64_t seed;
-	int started;		/* THPs the reader has begun to touch */
+	int started;		/* THPs the reader began; INT_MAX: done */
 	uint64_t zero, kept, bad;	/* words the reader saw */
 };
 
@@ -359,6 +360,7 @@ static void *zap_reader(void *arg)
 		else
 			z->bad++;
 	}
+	__atomic_store_n(&z->started, INT_MAX, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -372,10 +374,12 @@ static void *zap_zapper(void *arg)
 		volatile unsigned long spin;
 
 		/*
-		 * After the reader's first touch of THP i, by 0 to 7 steps of
-		 * a delay: the zap lands at a different point of each swap-in.
+		 * After the reader's first touch of THP i, by 0 to 6 steps of
+		 * a delay, so that the zap lands at a different point of each
+		 * swap-in; or, every 8th THP, once the reader has moved on.
 		 */
-		while (__atomic_load_n(&z->started, __ATOMIC_ACQUIRE) <= i)
+		while (__atomic_load_n(&z->started, __ATOMIC_ACQUIRE) <=
+		       (i % 8 == 7 ? i + 1 : i))
 			;
 		for (spin = 0; spin < (i % 8) * 40000UL; spin++)
 			;
@@ -417,7 +421,10 @@ TEST_F_TIMEOUT(race, zap_while_swapping_in, TEST_TIMEOUT)
 	       rounds, bytes / THP_SIZE, kept, zero, bad, in1 - in0, fb1 - fb0);
 	/* Each word as written or, zapped, zero; never anything else. */
 	EXPECT_EQ(0, bad);
-	/* Whole swap-ins happened, and so did zaps under the reader. */
+	/*
+	 * Whole swap-ins happened (every 8th THP is zapped only after the
+	 * reader is done with it), and so did zaps under the reader.
+	 */
 	EXPECT_LT(0, in1 - in0);
 	EXPECT_LT(0, zero);
 	/*
