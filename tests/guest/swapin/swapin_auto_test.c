@@ -301,6 +301,60 @@ TEST_F_TIMEOUT(swapin_auto, madvise_hints, TEST_TIMEOUT)
 	thp_free(mem, bytes);
 }
 
+/*
+ * Read-ahead: a fault that shows a sequential access (here MADV_SEQUENTIAL)
+ * brings in its own THP and up to 3 intact ones after it, mapped under one
+ * write lock; it stops at the end of the VMA and at a range that is no
+ * longer intact.
+ */
+#define AHEAD_THPS	4	/* the faulting THP and THP_SWAPIN_AHEAD more */
+
+static void ahead_case(struct __test_metadata *_metadata, const char *dev,
+		       const char *what, size_t seq_thps, long zap_thp,
+		       long long expect)
+{
+	const size_t bytes = 8 * THP_SIZE;
+	const uint64_t seed = 0xaeadULL + seq_thps;
+	struct auto_snap a, b, d;
+	char *mem;
+
+	mem = thp_out(_metadata, bytes, seed);
+	ASSERT_NE(NULL, mem);
+	ASSERT_EQ(0, madvise(mem, seq_thps * THP_SIZE, MADV_SEQUENTIAL));
+	if (zap_thp >= 0)
+		ASSERT_EQ(0, madvise(mem + zap_thp * THP_SIZE + 7 * PAGE_SZ,
+				     PAGE_SZ, MADV_DONTNEED));
+	auto_snap(dev, &a);
+	(void)*(volatile char *)mem;	/* one fault, at THP 0 */
+	auto_snap(dev, &b);
+	auto_delta(&d, &a, &b);
+	LOG_DELTA(what, &d);
+	EXPECT_EQ(expect, d.thp_swpin);
+	EXPECT_EQ(expect, d.dev_thp_reads);
+	EXPECT_EQ(0, d.dev_page_reads);
+	EXPECT_EQ(0, d.fallback);
+	EXPECT_EQ(expect * (long long)(THP_SIZE / KiB),
+		  smaps_range_kb(mem, bytes, "AnonHugePages"));
+	EXPECT_EQ((long long)((bytes - expect * THP_SIZE) / KiB) -
+		  (zap_thp >= 0 ? (long long)(PAGE_SZ / KiB) : 0),
+		  smaps_range_kb(mem, bytes, "Swap"));
+	if (zap_thp >= 0) {
+		EXPECT_EQ(0, verify(_metadata, what, mem, zap_thp * THP_SIZE,
+				    seed, 0));
+	} else {
+		EXPECT_EQ(0, verify(_metadata, what, mem, bytes, seed, 0));
+	}
+	thp_free(mem, bytes);
+}
+
+TEST_F_TIMEOUT(swapin_auto, read_ahead, TEST_TIMEOUT)
+{
+	ahead_case(_metadata, self->dev, "8 THPs sequential", 8, -1,
+		   AHEAD_THPS);
+	ahead_case(_metadata, self->dev, "VMA of 2 THPs", 2, -1, 2);
+	ahead_case(_metadata, self->dev, "THP 3 not intact", 8, 3, 3);
+}
+
 /* The knob takes exactly its four values. */
 TEST_F(swapin_auto, knob_values)
 {
