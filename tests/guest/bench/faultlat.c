@@ -2,7 +2,7 @@
 /*
  * faultlat: what one thread's swap-in costs the process's other threads.
  *
- *   faultlat [-s SWAPIN_MIB] [-f FRESH_MIB] [-p]
+ *   faultlat [-s SWAPIN_MIB] [-f FRESH_MIB] [-p] [-m]
  *
  * Thread A fills SWAPIN_MIB (default 1024) of THPs, swaps them out with
  * MADV_PAGEOUT, then reads them back (swap-in), one word per 4 KiB.  While
@@ -11,12 +11,15 @@
  * been used up) and times each fault.  Whole-THP swap-in takes the mmap
  * lock for write to switch each PMD; B's faults take it for read.  With -p,
  * B is a child process instead: what is left is what A costs the other
- * CPUs (IPIs, shared locks), not what it costs its own mm.
+ * CPUs (IPIs, shared locks), not what it costs its own mm.  With -m, B
+ * times mmap() and munmap() of a 4 KiB page instead of faults: a thread
+ * that wants the mmap lock for write, as A's swap-in does.
  *
  * Prints one line of key=value pairs:
  *   swapin_mib= swapin_s= faults= p50_us= p99_us= p999_us= max_us=
  *   over100_us= thp_swpin= pswpin= pswpout= bad_words=
- * (over100_us: how many of B's faults took over 100 us)
+ * (faults: how many B timed, with -m mmap/munmap pairs; over100_us: how
+ * many of them took over 100 us)
  * and exits 0 if every word A read back was right and the region had been
  * swapped out.
  */
@@ -50,6 +53,7 @@ static struct {
 	double samples[MAX_SAMPLES];
 } *sh;
 static size_t fresh_bytes = 64 * MiB;
+static int writer;	/* -m */
 
 static double now_us(void)
 {
@@ -77,6 +81,24 @@ static long long vmstat(const char *key)
 	return v;
 }
 
+/* -m: B maps and unmaps a page, each time under the mmap lock for write. */
+static void *mapper(void)
+{
+	double t0;
+	char *p;
+
+	while (atomic_load(&sh->phase) == 1 && sh->nsamples < MAX_SAMPLES) {
+		t0 = now_us();
+		p = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		munmap(p, PG);
+		sh->samples[sh->nsamples++] = now_us() - t0;
+	}
+	return NULL;
+}
+
 static void *fresh_faulter(void *arg)
 {
 	char *mem = NULL;
@@ -86,6 +108,8 @@ static void *fresh_faulter(void *arg)
 	(void)arg;
 	while (atomic_load(&sh->phase) == 0)
 		;
+	if (writer)
+		return mapper();
 	while (atomic_load(&sh->phase) == 1 && sh->nsamples < MAX_SAMPLES) {
 		if (off == fresh_bytes) {
 			if (mem)
@@ -136,7 +160,7 @@ int main(int argc, char **argv)
 	double t0, t1;
 	char *raw, *mem;
 
-	while ((opt = getopt(argc, argv, "s:f:p")) != -1) {
+	while ((opt = getopt(argc, argv, "s:f:pm")) != -1) {
 		switch (opt) {
 		case 's':
 			bytes = strtoul(optarg, NULL, 10) * MiB;
@@ -147,8 +171,11 @@ int main(int argc, char **argv)
 		case 'p':
 			child = 1;
 			break;
+		case 'm':
+			writer = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: faultlat [-s MiB] [-f MiB] [-p]\n");
+			fprintf(stderr, "usage: faultlat [-s MiB] [-f MiB] [-p] [-m]\n");
 			return 2;
 		}
 	}

@@ -11,7 +11,8 @@
 #       -- [REPS=N] [SWAPIN_MIB=N] [KNOBS="always never always/p"]
 #
 # A knob written K/p runs faultlat -p: the timed faults come from another
-# process, which shares no mmap_lock with the swap-in.
+# process, which shares no mmap_lock with the swap-in.  K/m runs faultlat
+# -m: the other thread times mmap() + munmap() (the write lock) instead.
 #
 # Output: one line "L rep=R knob=K <faultlat's key=value pairs> status=RC"
 # per run; anything else is a comment.  Exit status 0 when every run
@@ -42,9 +43,12 @@ while [ "$rep" -le "$REPS" ]; do
 		for k in $KNOBS; do order="$k $order"; done
 	fi
 	for k in $order; do
-		echo "${k%/p}" > "$KNOB" || exit 1
-		opt=
-		[ "$k" = "${k%/p}" ] || opt=-p
+		echo "${k%/?}" > "$KNOB" || exit 1
+		case "$k" in
+		*/p) opt=-p ;;
+		*/m) opt=-m ;;
+		*) opt= ;;
+		esac
 		out=$(faultlat -s "$SWAPIN_MIB" $opt)
 		rc=$?
 		echo "L rep=$rep knob=$k $out status=$rc"
