@@ -44,6 +44,11 @@
  *			/sys/block/DEV/thpswap/stats (thpswap only)
  *   sys_s user_s	/proc/stat: kernel (system + irq + softirq) and user
  *			CPU seconds, all CPUs
+ *   mthp_swpin_kb mthp_swpout_kb mthp_swpin_fallback mthp_swpin
+ *			/sys/kernel/mm/transparent_hugepage/hugepages-*kB/
+ *			stats (6.8+): kB swapped in and out as large folios of
+ *			any size, folios that fell back on swap-in, large
+ *			folios swapped in
  * anonhuge_kb and rss_kb: AnonHugePages and Rss of all working sets after
  * the read phase; touched_bytes: what the read phase read.
  * Lines starting with "# " are for humans; errors go to stderr.
@@ -172,7 +177,43 @@ struct snap {
 	long long dk[4];	/* reads, sectors read, writes, sectors written */
 	long long dev[NDEV];
 	long long sys_ticks, user_ticks;
+	long long mthp[4];	/* kB in, kB out, swap-in fallbacks, folios in */
 };
+
+/*
+ * Large folios of every size (mTHP, 6.8+), from each
+ * hugepages-<size>kB/stats/ directory: swpin and swpout count folios, so
+ * they are weighted by the size; swpin_fallback counts folios that came
+ * back in smaller pieces.  -1 where the kernel has no per-size stats (6.1).
+ */
+#define MTHP_DIR	"/sys/kernel/mm/transparent_hugepage"
+static const char *const mthp_keys[] = { "swpin", "swpout", "swpin_fallback" };
+
+static void take_mthp(long long v[4])
+{
+	char path[512], buf[64];
+	unsigned int kb, i;
+	int found = 0;
+
+	v[0] = v[1] = v[2] = v[3] = 0;
+	for (kb = 8; kb <= 2048; kb *= 2) {
+		for (i = 0; i < 3; i++) {
+			long long n;
+
+			snprintf(path, sizeof(path), MTHP_DIR "/hugepages-%ukB/stats/%s",
+				 kb, mthp_keys[i]);
+			if (slurp(path, buf, sizeof(buf)) <= 0)
+				continue;
+			found = 1;
+			n = strtoll(buf, NULL, 10);
+			v[i] += i < 2 ? n * kb : n;
+			if (i == 0)
+				v[3] += n;
+		}
+	}
+	if (!found)
+		v[0] = v[1] = v[2] = v[3] = -1;
+}
 
 static char big[256 * 1024];	/* /proc/interrupts grows with CPUs */
 
@@ -253,6 +294,8 @@ static void take_snap(struct snap *s, const char *dev)
 	for (i = 0; i < NDEV; i++)
 		s->dev[i] = line_value(big, dev_keys[i]);
 
+	take_mthp(s->mthp);
+
 	s->sys_ticks = s->user_ticks = -1;
 	if (slurp("/proc/stat", big, sizeof(big)) > 0) {
 		unsigned long long u, n, sy, idle, iow, irq, sirq;
@@ -290,6 +333,9 @@ static void fmt_delta(char *buf, size_t len, const struct snap *a,
 		ADD(" %s=%lld", dk_names[i], dlt(a->dk[i], b->dk[i]));
 	for (i = 0; i < NDEV; i++)
 		ADD(" dev_%s=%lld", dev_keys[i], dlt(a->dev[i], b->dev[i]));
+	ADD(" mthp_swpin_kb=%lld mthp_swpout_kb=%lld mthp_swpin_fallback=%lld mthp_swpin=%lld",
+	    dlt(a->mthp[0], b->mthp[0]), dlt(a->mthp[1], b->mthp[1]),
+	    dlt(a->mthp[2], b->mthp[2]), dlt(a->mthp[3], b->mthp[3]));
 	if (a->sys_ticks < 0 || b->sys_ticks < 0)
 		ADD(" sys_s=-1 user_s=-1");
 	else
