@@ -175,28 +175,10 @@ echo "# devices '$DEVICES' x $REPS, swap ${SWAP_MIB} MiB, cycles '$CYCLE_MIB' Mi
 echo always > $THP/enabled
 echo madvise > $THP/defrag
 
-# mthp_setup: a newer kernel set up as a user of its mTHP swap would: every
-# size always, so a fault still takes 2 MiB first while a swap-in, which
-# 6.12+ does only below PMD order (alloc_swap_folio()), takes the largest
-# size whose entries allow it (1 MiB for a THP that went out whole) and
-# falls back size by size; large-folio swap-in has no knob of its own
-# beyond these.  zswap is off (zswap.enabled=0 on the command line: with
-# zswap ever on, 6.12+ swaps in 4 KiB only).  Prints the sizes set.
-mthp_setup() {
-	sizes=
-	for d in $THP/hugepages-*kB; do
-		[ -w "$d/enabled" ] || continue
-		echo always > "$d/enabled" || return 1
-		kb=${d##*/hugepages-}
-		sizes="$sizes${sizes:+,}${kb%kB}"
-	done
-	echo "$sizes"
-}
-mthp=none
-if ls -d $THP/hugepages-*kB > /dev/null 2>&1; then
-	mthp=$(mthp_setup) || fail "mTHP setup"
-fi
-zswap=$(cat /sys/module/zswap/parameters/enabled 2>/dev/null || echo none)
+# A newer kernel's mTHP swap as its users would set it up (mthp.sh).
+. mthp.sh
+mthp=$(mthp_setup) || fail "mTHP setup"
+zswap=$(zswap_state)
 [ "$zswap" = Y ] && fail "zswap is on (boot with zswap.enabled=0)"
 {
 	echo "kver=$(uname -r) ncpu=$NCPU mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
