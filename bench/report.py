@@ -147,14 +147,22 @@ def common(m, c, bw):
     m["io_in_per_gib"] = ratio(r, in_b / GIB) if r is not None else None
     m["io_in_per_2m"] = ratio(r, in_b / THP) if r is not None else None
     # The share of the swap-in that came back in large folios: whole THPs
-    # (thp_swpin, the patched kernel) or mTHPs of any size (6.12+'s
-    # per-size stats, kB); neither source: the stock 6.1 4 KiB path.
+    # (thp_swpin, the patched kernel) or mTHPs of any size (6.13+'s
+    # per-size swpin stats, kB); the stock 6.1 4 KiB path has none; 6.12
+    # does swap in mTHPs but counts them nowhere (None: not counted).
     large_kb = pos(c.get("mthp_swpin_kb"))
     if large_kb is None and pos(c.get("thp_swpin")) is not None:
         large_kb = c["thp_swpin"] * THP // 1024
-    m["in_large_pct"] = (ratio(100.0 * large_kb * 1024, in_b) if large_kb is not None
-                         else 0.0 if in_b else None)
+    if large_kb is not None:
+        m["in_large_pct"] = ratio(100.0 * large_kb * 1024, in_b)
+    elif pos(c.get("mthp_swpout_kb")) is None:
+        m["in_large_pct"] = 0.0 if in_b else None
+    else:
+        m["in_large_pct"] = None
     m["mthp_swpin_fallback"] = pos(c.get("mthp_swpin_fallback"))
+    # Pages per major fault: what a swap-in fault brings back, where no
+    # counter says (6.12 has no per-size swpin stat).
+    m["in_per_fault"] = ratio(c["pswpin"], pos(c.get("pgmajfault")))
 
 
 # A copy limit is sound when it had readings and they agree within this
@@ -517,7 +525,7 @@ def main():
                 if k == "patched":
                     req = req + ["thp_swpin"]
                 if k in NEWER:
-                    req = req + ["in_large_pct"]
+                    req = req + ["in_per_fault"]
                 if dev.startswith("thpswap"):
                     req = req + ["io_in_per_gib", "io_out_per_gib"]
                 # (a figure refused as unsound is reported as such, not absent)
@@ -679,7 +687,7 @@ def main():
             for dev in row_keys(k):
                 s = summary.get(k, {}).get(dev, {}).get(wl)
                 if not s:
-                    rows.append([k, dev] + ["missing"] + [""] * 15)
+                    rows.append([k, dev] + ["missing"] + [""] * 16)
                     continue
                 g = s.get
                 rows.append([k, dev, cell(g("out_mbps")), cell(g("in_mbps")),
@@ -688,14 +696,15 @@ def main():
                              cell(g("io_out_per_gib")), cell(g("io_in_per_2m")),
                              cell(g("thp_swpout"), 0), cell(g("thp_swpout_fallback"), 0),
                              cell(g("thp_swpin"), 0), cell(g("in_large_pct"), 1),
-                             cell(g("retention_pct"), 1),
+                             cell(g("in_per_fault"), 0), cell(g("retention_pct"), 1),
                              cell(g("tlb_per_gib"), 0), cell(g("cal_per_gib"), 0),
                              cell(g("sys_s_per_gib"))])
         md += md_table(["kernel", "device", "out MB/s", "in MB/s", "out/limit",
                         "in/limit", "out beyond copy s/GiB", "in beyond copy s/GiB",
                         "I/Os out /GiB", "I/Os in /2 MiB", "thp_swpout",
                         "thp_swpout_fallback", "thp_swpin", "in large folios %",
-                        "THP kept %", "TLB /GiB", "CAL /GiB", "sys s/GiB"], rows) + [""]
+                        "pages in /major fault", "THP kept %", "TLB /GiB", "CAL /GiB",
+                        "sys s/GiB"], rows) + [""]
 
     pr_wls = [w for w in expected(kernels[0])[1] if not w.startswith("cycle-")] if kernels else []
     desc = {"seq": "processes write their memory in order, then read it back in order (swap-w-seq)",
@@ -755,8 +764,10 @@ def main():
            "a share of the working set (cycle) or of its resident part, Rss (under "
            "pressure). **in large folios**: the share of pswpin that came back in folios "
            "larger than 4 KiB: thp_swpin × 2 MiB on the patched kernel, the sum over "
-           "`hugepages-<size>kB/stats/swpin` × size on 6.12 and 7.3 (PTE-mapped mTHPs, "
-           "which AnonHugePages does not count).",
+           "`hugepages-<size>kB/stats/swpin` × size on 7.3 (PTE-mapped mTHPs, "
+           "which AnonHugePages does not count); 6.12 swaps mTHPs in but has no such "
+           "stat (–), its **pages in /major fault** (pswpin / pgmajfault) shows their "
+           "size instead.",
            "- **6.12, 7.3**: Debian's linux-image from bookworm-backports and "
            "trixie-backports, Debian's full config, booted as they are; every "
            "`hugepages-<size>kB/enabled` set to always (a fault still takes 2 MiB first; a "

@@ -184,7 +184,8 @@ struct snap {
  * Large folios of every size (mTHP, 6.8+), from each
  * hugepages-<size>kB/stats/ directory: swpin and swpout count folios, so
  * they are weighted by the size; swpin_fallback counts folios that came
- * back in smaller pieces.  -1 where the kernel has no per-size stats (6.1).
+ * back in smaller pieces.  -1 for a stat no size has (6.1 has none, 6.12
+ * no swpin).
  */
 #define MTHP_DIR	"/sys/kernel/mm/transparent_hugepage"
 static const char *const mthp_keys[] = { "swpin", "swpout", "swpin_fallback" };
@@ -193,7 +194,7 @@ static void take_mthp(long long v[4])
 {
 	char path[512], buf[64];
 	unsigned int kb, i;
-	int found = 0;
+	int found[3] = { 0, 0, 0 };
 
 	v[0] = v[1] = v[2] = v[3] = 0;
 	for (kb = 8; kb <= 2048; kb *= 2) {
@@ -204,15 +205,19 @@ static void take_mthp(long long v[4])
 				 kb, mthp_keys[i]);
 			if (slurp(path, buf, sizeof(buf)) <= 0)
 				continue;
-			found = 1;
+			found[i] = 1;
 			n = strtoll(buf, NULL, 10);
 			v[i] += i < 2 ? n * kb : n;
 			if (i == 0)
 				v[3] += n;
 		}
 	}
-	if (!found)
-		v[0] = v[1] = v[2] = v[3] = -1;
+	/* 6.12 has swpout but no swpin stats (they came in 6.13). */
+	for (i = 0; i < 3; i++)
+		if (!found[i])
+			v[i] = -1;
+	if (!found[0])
+		v[3] = -1;
 }
 
 static char big[256 * 1024];	/* /proc/interrupts grows with CPUs */
