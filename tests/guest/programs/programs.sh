@@ -37,6 +37,9 @@
 # REDIS_MIB, REDIS_MAX_MIB, REDIS_GETS, SQL_ROWS, SQL_MAX_MIB, SQL_POINTS,
 # CC_DIR, CC_MAX_MIB, INJECT (any of redis, sqlite, cc: corrupt that
 # workload's result on purpose, to see its check fail).
+# On a kernel with mTHP (Debian's 6.12, 7.3) every size is enabled and
+# zswap must be off, as in make bench (mthp.sh, which tests/vm/run --add
+# puts on PATH).
 #
 # Output: TAP ("ok N - ...", "not ok N - ...", "1..N" at the end) and one
 # record per workload and repetition, "P kernel=K config=C rep=R wl=W
@@ -89,8 +92,14 @@ host() { chroot /host "$@"; }
 injecting() { case " $INJECT " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # vmstat counters around a workload; thp_swpin* exist only on the
-# patched kernel ("na" elsewhere, never 0).
-VMKEYS="pswpin pswpout pgmajfault thp_swpout thp_swpout_fallback thp_swpin thp_swpin_fallback"
+# patched kernel ("na" elsewhere, never 0).  The thp_fault_* and split
+# counters say where a workload's THPs went: never made (fallback, or
+# fallback_charge: the memcg refused the charge), split at the PMD
+# (thp_split_pmd), split as folios (thp_split_page; queued for it:
+# thp_deferred_split_page), or out whole (thp_swpout).
+VMKEYS="pswpin pswpout pgmajfault thp_swpout thp_swpout_fallback thp_swpin thp_swpin_fallback
+	thp_fault_alloc thp_fault_fallback thp_fault_fallback_charge thp_split_page
+	thp_split_pmd thp_deferred_split_page"
 vmsnap() {
 	for k in $VMKEYS; do
 		v=$(awk -v k="$k" '$1 == k { print $2 }' /proc/vmstat)
@@ -135,6 +144,12 @@ cg_enter_limit() {	# cg_enter_limit MIB|max
 setup() {
 	grep -q ' /host 9p ' /proc/mounts || { echo "# /host is not mounted (tests/vm/run --host-root)"; return 1; }
 	echo always > $THP/enabled || return 1
+	if ls -d $THP/hugepages-*kB > /dev/null 2>&1; then
+		. mthp.sh || return 1
+		mthp=$(mthp_setup) || return 1
+		[ "$(zswap_state)" != Y ] || { echo "# zswap is on (zswap.enabled=0)"; return 1; }
+		echo "# mTHP sizes always: $mthp kB"
+	fi
 	if [ -n "$SWAPIN" ]; then
 		[ -w $THP/swapin_enabled ] || { echo "# SWAPIN=$SWAPIN but no $THP/swapin_enabled"; return 1; }
 		echo "$SWAPIN" > $THP/swapin_enabled || return 1
