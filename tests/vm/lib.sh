@@ -23,9 +23,12 @@ kabi() {
 	esac
 }
 
-# Candidate version of a Debian package, for cache keys.
+# Candidate version of a Debian package, for cache keys.  NAPT=1: from the
+# harness's own apt sources (napt) instead of the host's.
 pkg_version() {
-	apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n1
+	local apt=
+	[ "${NAPT:-0}" = 1 ] && apt=napt
+	$apt apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n1
 }
 
 # Download one Debian package into the cache (keyed by file name, which
@@ -34,7 +37,7 @@ pkg_version() {
 fetch_deb() {
 	local pkg=$1 ver deb tmp apt=
 	[ "${NAPT:-0}" = 1 ] && apt=napt
-	ver=$($apt apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n1)
+	ver=$(pkg_version "$pkg")
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "package $pkg not known to apt"
 	mkdir -p "$THPSWAP_CACHE/dl"
 	deb=$(ls "$THPSWAP_CACHE/dl/${pkg}_${ver#*:}_"*.deb 2>/dev/null | head -n1)
