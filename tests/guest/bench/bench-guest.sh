@@ -72,54 +72,8 @@ copy_bw() {
 	echo "copy_bw_mbps=$bw copy_read_bw_mbps=$rbw" | rec "$1" "$2" copybw
 }
 
-# ---- devices: setup DEV sets blk to its block device; teardown undoes it.
-pmem_loaded=0
-setup() {
-	case "$1" in
-	thpswap|thpswap-4k)
-		$MODPROBE thpswap size="${SWAP_MIB}M" || return 1
-		if [ "$1" = thpswap-4k ]; then
-			echo never > $THP/swapin_enabled || return 1
-		elif [ -w $THP/swapin_enabled ]; then
-			echo always > $THP/swapin_enabled || return 1
-		fi
-		blk=/dev/thpswap0 ;;
-	pmem)
-		if [ $pmem_loaded = 0 ]; then
-			$MODPROBE nd_e820 && $MODPROBE nd_pmem || return 1
-			# libnvdimm probes asynchronously; wait_probe waits.
-			cat /sys/bus/nd/devices/ndbus*/wait_probe >/dev/null
-			pmem_loaded=1
-		fi
-		blk=/dev/pmem0 ;;
-	brd)
-		$MODPROBE brd rd_nr=1 rd_size=$((SWAP_MIB * 1024)) || return 1
-		blk=/dev/ram0 ;;
-	zram)
-		$MODPROBE zram num_devices=1 || return 1
-		# The same compressor on both kernels (lzo-rle if offered).
-		# 7.3 has no lzo: it keeps its default (lz4), recorded.
-		if grep -q 'lzo-rle' /sys/block/zram0/comp_algorithm; then
-			echo lzo-rle > /sys/block/zram0/comp_algorithm || return 1
-		fi
-		echo "${SWAP_MIB}M" > /sys/block/zram0/disksize || return 1
-		blk=/dev/zram0 ;;
-	*) echo "unknown device $1"; return 1 ;;
-	esac
-	[ -b "$blk" ] || { echo "no $blk"; return 1; }
-	mkswap "$blk" >/dev/null && swapon "$blk"
-}
-teardown() {	# teardown DEV BLK
-	swapoff "$2" || return 1
-	case "$1" in
-	thpswap|thpswap-4k)
-		[ -w $THP/swapin_enabled ] && echo always > $THP/swapin_enabled
-		$RMMOD thpswap ;;
-	pmem) : ;;
-	brd) $RMMOD brd ;;
-	zram) echo 1 > /sys/block/zram0/reset && $RMMOD zram ;;
-	esac
-}
+# ---- devices: setup DEV / teardown DEV BLK (devices.sh)
+. devices.sh
 
 # ---- workloads (run REP DEV WL CMD..., bench-lib.sh)
 workloads() {	# workloads REP DEV BLK
