@@ -10,7 +10,7 @@
 #   tests/vm/run --host-root --mem 2048 \
 #       --script tests/guest/programs/programs.sh -- [VAR=VALUE...]
 #
-# Workloads (WORKLOADS, default "redis sqlite cc"):
+# Workloads (WORKLOADS, default "redis sqlite cc magick"):
 #   redis   redis-server (disable-thp no) loaded with REDIS_MIB of keys with
 #           values of 64 B to 32 KiB, first without a limit (reference
 #           DEBUG DIGEST), then again under memory.max = REDIS_MAX_MIB; then
@@ -27,6 +27,17 @@
 #           cc-prepare: linux-source-6.1, tinyconfig) under memory.max =
 #           CC_MAX_MIB.  Verified: the objects' sha256 equal those of a
 #           native build without memory pressure.
+#   magick  ImageMagick's convert (one thread) on a MAGICK_PX x MAGICK_PX
+#           image (Q16: 8 bytes a pixel, 72 MiB at 3072): seeded noise,
+#           then eight whole-image passes (negate, evaluate, level, gamma),
+#           and the image's SHA-256 signature; first without a limit, then
+#           under memory.max = MAGICK_MAX_MIB.  The dense real program: its
+#           memory is one pixel cache, mostly THPs without pressure, every
+#           pass reads and writes all of it in order.  Its resource policy
+#           (/etc/ImageMagick-6/policy.xml caps the pixel cache at 256 MiB
+#           and would move it to a disk file) is replaced, in the guest
+#           only, by an empty one.  Verified: the signature under the limit
+#           equals the one without.
 #
 # Variables: KERNEL, CONFIG (labels for the records), DEV (thpswap, pmem or
 # zram; default thpswap; pmem is Debian's nd_e820 + nd_pmem on a memmap=
@@ -35,7 +46,8 @@
 # empty: leave it), SWAP_MIB
 # (default 1024), REPS (default 1), QUICK=1 (the small sizes below),
 # REDIS_MIB, REDIS_MAX_MIB, REDIS_GETS, SQL_ROWS, SQL_MAX_MIB, SQL_POINTS,
-# CC_DIR, CC_MAX_MIB, INJECT (any of redis, sqlite, cc: corrupt that
+# CC_DIR, CC_MAX_MIB, MAGICK_PX, MAGICK_MAX_MIB, INJECT (any of redis,
+# sqlite, cc, magick: corrupt that
 # workload's result on purpose, to see its check fail).
 # On a kernel with mTHP (Debian's 6.12, 7.3) every size is enabled and
 # zswap must be off, as in make bench (mthp.sh, which tests/vm/run --add
@@ -47,14 +59,14 @@
 set -u
 
 KERNEL=unknown CONFIG=thpswap DEV=thpswap SWAPIN= SWAP_MIB=1024 REPS=1 QUICK=0
-WORKLOADS="redis sqlite cc" INJECT= CC_DIR=
+WORKLOADS="redis sqlite cc magick" INJECT= CC_DIR=
 REDIS_MIB= REDIS_MAX_MIB= REDIS_GETS= SQL_ROWS= SQL_MAX_MIB= SQL_POINTS=
-CC_MAX_MIB=
+CC_MAX_MIB= MAGICK_PX= MAGICK_MAX_MIB=
 for arg in "$@"; do
 	case "$arg" in
 	KERNEL=*|CONFIG=*|DEV=*|SWAPIN=*|SWAP_MIB=*|REPS=*|QUICK=*|WORKLOADS=*|\
 	INJECT=*|CC_DIR=*|REDIS_MIB=*|REDIS_MAX_MIB=*|REDIS_GETS=*|SQL_ROWS=*|\
-	SQL_MAX_MIB=*|SQL_POINTS=*|CC_MAX_MIB=*)
+	SQL_MAX_MIB=*|SQL_POINTS=*|CC_MAX_MIB=*|MAGICK_PX=*|MAGICK_MAX_MIB=*)
 		eval "${arg%%=*}=\"\${arg#*=}\"" ;;
 	*) echo "# programs.sh: unknown argument '$arg'"; exit 2 ;;
 	esac
@@ -67,10 +79,12 @@ if [ "$QUICK" = 1 ]; then
 	: "${REDIS_MIB:=96}" "${REDIS_MAX_MIB:=64}" "${REDIS_GETS:=3000}"
 	: "${SQL_ROWS:=20000}" "${SQL_MAX_MIB:=24}" "${SQL_POINTS:=2000}"
 	: "${CC_MAX_MIB:=96}"
+	: "${MAGICK_PX:=1536}" "${MAGICK_MAX_MIB:=16}"
 else
 	: "${REDIS_MIB:=384}" "${REDIS_MAX_MIB:=256}" "${REDIS_GETS:=20000}"
 	: "${SQL_ROWS:=80000}" "${SQL_MAX_MIB:=96}" "${SQL_POINTS:=10000}"
 	: "${CC_MAX_MIB:=96}"
+	: "${MAGICK_PX:=3072}" "${MAGICK_MAX_MIB:=72}"
 fi
 MODPROBE=/sbin/modprobe
 THP=/sys/kernel/mm/transparent_hugepage
@@ -368,11 +382,60 @@ wl_cc() {	# wl_cc REP
 	rm -rf /tmp/cc
 }
 
+# ---- magick -------------------------------------------------------------------
+MAGICK_POLICY=/host/etc/ImageMagick-6/policy.xml magick_policy=0
+# magick_run OUT: convert's passes in the cgroup; the signature to OUT.
+magick_run() {
+	incg env MAGICK_THREAD_LIMIT=1 convert-im6.q16 -limit thread 1 -seed 7 \
+		-size "${MAGICK_PX}x${MAGICK_PX}" gradient:navy-orange +noise Random \
+		-negate -evaluate multiply 0.9 -level 2%,98% -negate -gamma 1.1 \
+		-negate -evaluate add 3% -gamma 0.9 -negate \
+		-print '%#\n' null: > "$1" 2>&1
+}
+wl_magick() {	# wl_magick REP
+	rep=$1
+	if ! host test -x /usr/bin/convert-im6.q16; then
+		not_ok "magick $rep: no /usr/bin/convert-im6.q16 on the host (imagemagick-6.q16)"
+		return
+	fi
+	if [ "$magick_policy" = 0 ]; then
+		printf '<policymap>\n</policymap>\n' > /tmp/im-policy.xml &&
+			mount -o bind /tmp/im-policy.xml "$MAGICK_POLICY"
+		check $? "magick $rep: an empty resource policy, in the guest only"
+		magick_policy=1
+	fi
+	cg_fresh
+	cg_enter_limit max
+	t0=$(now)
+	magick_run /tmp/magick.ref
+	rc=$?
+	ref_s=$(since "$t0")
+	ref=$(cat /tmp/magick.ref)
+	peak=$(cat $CG/memory.peak 2>/dev/null || echo na)
+	check $rc "magick $rep: ${MAGICK_PX}x$MAGICK_PX without a limit (${ref_s}s, peak $peak B)"
+	cg_fresh
+	cg_enter_limit "$MAGICK_MAX_MIB"
+	before=$(vmsnap)
+	sample_start
+	t0=$(now)
+	magick_run /tmp/magick.out
+	rc=$?
+	magick_s=$(since "$t0")
+	ret=$(sample_stop)
+	after=$(vmsnap)
+	check $rc "magick $rep: the same under memory.max=${MAGICK_MAX_MIB}M (${magick_s}s)"
+	got=$(cat /tmp/magick.out)
+	injecting magick && got=${got%?}x
+	[ ${#ref} = 64 ] && [ "$ref" = "$got" ]
+	check $? "magick $rep: signature under the limit equals the one without ($ref, $got)"
+	echo "P kernel=$KERNEL config=$CONFIG rep=$rep wl=magick px=$MAGICK_PX peak_nolimit=$peak ref_s=$ref_s magick_s=$magick_s retention_pct=$ret $(vmdelta "$before" "$after")"
+}
+
 rep=1
 while [ $rep -le "$REPS" ]; do
 	for w in $WORKLOADS; do
 		case "$w" in
-		redis|sqlite|cc) echo "# repetition $rep: $w ($(date -u +%H:%M:%S))"; "wl_$w" $rep ;;
+		redis|sqlite|cc|magick) echo "# repetition $rep: $w ($(date -u +%H:%M:%S))"; "wl_$w" $rep ;;
 		*) not_ok "unknown workload '$w'" ;;
 		esac
 		# Each workload starts with its memcg empty and swap unused.
