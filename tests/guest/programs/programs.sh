@@ -45,6 +45,8 @@
 # value of transparent_hugepage/swapin_enabled, which must then exist;
 # empty: leave it), SWAP_MIB
 # (default 1024), REPS (default 1), QUICK=1 (the small sizes below),
+# GLOBAL=1 (no memory.max: the limits below are what global reclaim leaves
+# the machine, see cg_enter_limit),
 # REDIS_MIB, REDIS_MAX_MIB, REDIS_GETS, SQL_ROWS, SQL_MAX_MIB, SQL_POINTS,
 # CC_DIR, CC_MAX_MIB, MAGICK_PX, MAGICK_MAX_MIB, INJECT (any of redis,
 # sqlite, cc, magick: corrupt that
@@ -58,13 +60,13 @@
 # key=value...", for bench/programs.  Exit status 0 when every check passed.
 set -u
 
-KERNEL=unknown CONFIG=thpswap DEV=thpswap SWAPIN= SWAP_MIB=1024 REPS=1 QUICK=0
+KERNEL=unknown CONFIG=thpswap DEV=thpswap SWAPIN= SWAP_MIB=1024 REPS=1 QUICK=0 GLOBAL=0
 WORKLOADS="redis sqlite cc magick" INJECT= CC_DIR=
 REDIS_MIB= REDIS_MAX_MIB= REDIS_GETS= SQL_ROWS= SQL_MAX_MIB= SQL_POINTS=
 CC_MAX_MIB= MAGICK_PX= MAGICK_MAX_MIB=
 for arg in "$@"; do
 	case "$arg" in
-	KERNEL=*|CONFIG=*|DEV=*|SWAPIN=*|SWAP_MIB=*|REPS=*|QUICK=*|WORKLOADS=*|\
+	KERNEL=*|CONFIG=*|DEV=*|SWAPIN=*|SWAP_MIB=*|REPS=*|QUICK=*|GLOBAL=*|WORKLOADS=*|\
 	INJECT=*|CC_DIR=*|REDIS_MIB=*|REDIS_MAX_MIB=*|REDIS_GETS=*|SQL_ROWS=*|\
 	SQL_MAX_MIB=*|SQL_POINTS=*|CC_MAX_MIB=*|MAGICK_PX=*|MAGICK_MAX_MIB=*)
 		eval "${arg%%=*}=\"\${arg#*=}\"" ;;
@@ -149,10 +151,58 @@ cg_fresh() {	# a new cgroup for each run: memory.peak and memory.stat its own
 	rmdir $CG 2>/dev/null
 	mkdir $CG
 }
+# The limit a workload runs under.  With a memcg (GLOBAL=0, the default),
+# memory.max.  Without one (GLOBAL=1: global reclaim, as on most machines),
+# the cgroup only counts, and a process outside it (the hog) mlocks all of
+# MemAvailable but MIB, so that the machine's RAM is what memory.max would
+# have left: kswapd and direct reclaim of the whole machine do the rest.
+# limit_end undoes it (the hog goes) once the limited phase is over.
+hog=
 cg_enter_limit() {	# cg_enter_limit MIB|max
-	if [ "$1" = max ]; then echo max > $CG/memory.max
-	else echo $(($1 * 1024 * 1024)) > $CG/memory.max; fi
+	limit_end
+	if [ "$1" = max ]; then echo max > $CG/memory.max; return; fi
+	if [ "$GLOBAL" != 1 ]; then echo $(($1 * 1024 * 1024)) > $CG/memory.max; return; fi
+	echo max > $CG/memory.max
+	avail=$(($(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo) / 1024))
+	mib=$((avail - $1))
+	[ "$mib" -gt 0 ] || return 0
+	rm -f /tmp/hog.ready
+	# A simple command, so that $! is the hog itself (chroot execs it).
+	chroot /host python3 -c "$HOG" "$mib" > /tmp/hog.ready 2>&1 &
+	hog=$!
+	i=0
+	# polling for the hog's word, bounded: not synchronisation
+	until grep -q ready /tmp/hog.ready 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 1200 ] && kill -0 $hog 2>/dev/null ||
+			{ not_ok "global reclaim: the hog of $mib MiB did not start: $(cat /tmp/hog.ready)"; hog=; return 1; }
+		sleep 0.1
+	done
+	echo "# global reclaim: $mib MiB of $avail MiB available mlocked, $1 MiB left"
 }
+lim() {	# lim MIB: the limit, in words
+	if [ "$GLOBAL" = 1 ]; then echo "global reclaim, ${1}M left"; else echo "memory.max=${1}M"; fi
+}
+limit_end() {
+	[ -n "$hog" ] || return 0
+	kill $hog; wait $hog 2>/dev/null
+	hog=
+	# Its memory is free again before the next phase measures anything.
+	grep -q Mlocked: /proc/meminfo &&
+		[ "$(awk '$1 == "Mlocked:" { print $2 }' /proc/meminfo)" -lt 65536 ] ||
+		not_ok "global reclaim: the hog's memory is still locked ($(grep Mlocked: /proc/meminfo))"
+}
+# The hog: MIB of anonymous memory, mlocked (MCL_FUTURE populates it).
+HOG='
+import ctypes, mmap, signal, sys
+libc = ctypes.CDLL("libc.so.6", use_errno=True)
+if libc.mlockall(3) != 0:
+    sys.exit("mlockall: errno %d" % ctypes.get_errno())
+m = mmap.mmap(-1, int(sys.argv[1]) << 20)
+print("ready", flush=True)
+signal.pause()
+'
+
 
 # ---- setup --------------------------------------------------------------------
 setup() {
@@ -257,7 +307,7 @@ wl_redis() {	# wl_redis REP
 	sample_start
 	t0=$(now)
 	keys2=$(redis_load)
-	check $? "redis $rep: load under memory.max=${REDIS_MAX_MIB}M ($keys2 keys)"
+	check $? "redis $rep: load under $(lim "$REDIS_MAX_MIB") ($keys2 keys)"
 	load_s=$(since "$t0")
 	d0=$(rcli debug digest)
 	injecting redis && rcli setrange key:000000000007 3 X > /dev/null
@@ -333,7 +383,7 @@ SQL
 	total_s=$(since "$t0")
 	ret=$(sample_stop)
 	after=$(vmsnap)
-	check $rc "sqlite $rep: sqlite3 ran the script under memory.max=${SQL_MAX_MIB}M ($SQL_ROWS rows, ${total_s}s)"
+	check $rc "sqlite $rep: sqlite3 ran the script under $(lim "$SQL_MAX_MIB") ($SQL_ROWS rows, ${total_s}s)"
 	g() { sed -n "s/^$1=//p" /tmp/sql.out | head -n1; }
 	# "Run Time: real X user Y sys Z" follows each ".print phase=P".
 	times=$(awk '/^phase=/ { p = substr($0, 7) } /^Run Time: real/ && p != "" { t[p] += $4 }
@@ -371,7 +421,7 @@ wl_cc() {	# wl_cc REP
 	cc_s=$(since "$t0")
 	ret=$(sample_stop)
 	after=$(vmsnap)
-	check $rc "cc $rep: make -j2 $objs under memory.max=${CC_MAX_MIB}M (${cc_s}s)"
+	check $rc "cc $rep: make -j2 $objs under $(lim "$CC_MAX_MIB") (${cc_s}s)"
 	[ "$rc" = 0 ] || tail -n 20 /tmp/cc.log | sed 's/^/# /'
 	injecting cc && printf x >> "/tmp/cc/${objs%% *}"
 	(cd /tmp/cc && sha256sum $objs) > /tmp/cc.sha256 2>&1
@@ -423,7 +473,7 @@ wl_magick() {	# wl_magick REP
 	magick_s=$(since "$t0")
 	ret=$(sample_stop)
 	after=$(vmsnap)
-	check $rc "magick $rep: the same under memory.max=${MAGICK_MAX_MIB}M (${magick_s}s)"
+	check $rc "magick $rep: the same under $(lim "$MAGICK_MAX_MIB") (${magick_s}s)"
 	got=$(cat /tmp/magick.out)
 	injecting magick && got=${got%?}x
 	[ ${#ref} = 64 ] && [ "$ref" = "$got" ]
@@ -438,6 +488,7 @@ while [ $rep -le "$REPS" ]; do
 		redis|sqlite|cc|magick) echo "# repetition $rep: $w ($(date -u +%H:%M:%S))"; "wl_$w" $rep ;;
 		*) not_ok "unknown workload '$w'" ;;
 		esac
+		limit_end
 		# Each workload starts with its memcg empty and swap unused.
 		[ -e $CG/cgroup.procs ] && [ -z "$(cat $CG/cgroup.procs)" ] ||
 			not_ok "$w $rep: processes left in $CG: $(cat $CG/cgroup.procs | tr '\n' ' ')"
