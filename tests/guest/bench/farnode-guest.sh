@@ -42,27 +42,26 @@ fail=0
 node_kb() { awk -v f="$2:" '$3 == f { print $4 }' "/sys/devices/system/node/node$1/meminfo"; }
 settle() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
-setup() {	# setup NAME: create and swap on; prints the block device
+# The devices: thpswap on either node here, zram as every bench sets it up
+# (devices.sh: setup DEV sets blk and swaps on, teardown DEV BLK).
+THP=/sys/kernel/mm/transparent_hugepage
+. devices.sh
+node_setup() {	# node_setup NAME: create and swap on; sets blk
 	case "$1" in
-	far) $MODPROBE thpswap size="${SWAP_MIB}M" node=1 || return 1; blk=/dev/thpswap0 ;;
-	near) $MODPROBE thpswap size="${SWAP_MIB}M" node=0 || return 1; blk=/dev/thpswap0 ;;
-	zram)
-		$MODPROBE zram num_devices=1 || return 1
-		if grep -q 'lzo-rle' /sys/block/zram0/comp_algorithm; then
-			echo lzo-rle > /sys/block/zram0/comp_algorithm || return 1
-		fi
-		echo "${SWAP_MIB}M" > /sys/block/zram0/disksize || return 1
-		blk=/dev/zram0 ;;
+	far|near)
+		n=1
+		[ "$1" = near ] && n=0
+		$MODPROBE thpswap size="${SWAP_MIB}M" node=$n || return 1
+		blk=/dev/thpswap0
+		mkswap "$blk" > /dev/null && swapon "$blk" ;;
+	zram) setup zram ;;
 	*) echo "# unknown setup '$1'"; return 1 ;;
 	esac
-	mkswap "$blk" > /dev/null && swapon "$blk"
 }
-
-teardown() {
-	swapoff "$blk"
+node_teardown() {
 	case "$1" in
-	far|near) $RMMOD thpswap ;;
-	zram) echo 1 > /sys/block/zram0/reset && $RMMOD zram ;;
+	far|near) swapoff "$blk" && $RMMOD thpswap ;;
+	*) teardown "$1" "$blk" ;;
 	esac
 }
 
@@ -77,7 +76,7 @@ while [ "$rep" -le "$REPS" ]; do
 	for s in $SETUPS; do
 		settle
 		b0=$(node_kb 0 MemUsed) b1=$(node_kb 1 MemUsed)
-		if ! setup "$s"; then
+		if ! node_setup "$s"; then
 			echo "F setup=$s rep=$rep status=setup-failed"
 			fail=$((fail + 1))
 			continue
@@ -97,7 +96,7 @@ while [ "$rep" -le "$REPS" ]; do
 		     "touch_thp_swpout=$(echo "$touch" | tr ' ' '\n' | sed -n 's/^thp_swpout=//p')" \
 		     "result=${res%% *} ${res#* }"
 		rmdir "$CG"
-		teardown "$s"
+		node_teardown "$s"
 		echo "F setup=$s rep=$rep status=$rc"
 		[ "$rc" = 0 ] || fail=$((fail + 1))
 	done
