@@ -39,7 +39,7 @@ DEV_ORDER = ["thpswap", "thpswap-4k", "pmem", "brd", "zram"]
 KERNEL_ORDER = ["stock", "patched", "6.12", "7.3", "min-6.12", "min-7.3"]
 # Debian's newer kernels: no thpswap.ko (it is for 6.1), mTHP swap of their
 # own; the comparison targets are against each of them.  min-X: Debian's
-# source of X built with the patched kernel's config (build-kernel min-X).
+# source of X built with the patched kernel's config (build-newer min-X).
 NEWER = ["6.12", "7.3", "min-6.12", "min-7.3"]
 DEV_LABEL = {
     "thpswap": "thpswap",
@@ -772,7 +772,7 @@ def main():
            "stat (–), its **pages in /major fault** (pswpin / pgmajfault) shows their "
            "size instead.",
            "- **min-6.12, min-7.3**: Debian's linux-source of that series, unpatched, "
-           "built with the patched kernel's config (tests/vm/build-kernel min-7.3), set up "
+           "built with the patched kernel's config (tests/vm/build-newer min-7.3), set up "
            "as 6.12 and 7.3 below: the like-for-like comparison.",
            "- **6.12, 7.3**: Debian's linux-image from bookworm-backports and "
            "trixie-backports, Debian's full config, booted as they are; every "
