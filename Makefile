@@ -91,12 +91,14 @@ bench:
 	bench/profile
 	bench/programs
 	bench/farnode
+	bench/soak
 
 bench-quick:
 	bench/run --quick
 	bench/auto --quick --no-stock
 	bench/programs --quick
 	bench/farnode --quick
+	bench/soak --quick
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
