@@ -484,10 +484,12 @@ TEST_F_TIMEOUT(swapin, khugepaged_aggressive, TEST_TIMEOUT)
 	 * whole through thp_collapse_alloc, not thp_swpin.  The whole
 	 * swap-in allocates its own THP, so the two never count the same
 	 * range.  Such a collapse may still be under way when the faults
-	 * are done: until khugepaged has finished two full scans after them
-	 * (at most 120 s), wait for the ranges to be PMD-mapped and counted,
-	 * and read the counters after the mappings they explain (a collapse
-	 * between the two reads was once counted in neither).
+	 * are done, and a whole swap-in that khugepaged made counts
+	 * thp_swpin only after the PMD is mapped and the mmap_lock dropped
+	 * (thp_swapin_done()): until khugepaged has finished two full scans
+	 * after the faults (at most 120 s), wait for the ranges to be
+	 * PMD-mapped and counted, and read the counters after the mappings
+	 * they explain (read before them, a range was once counted nowhere).
 	 */
 	for (i = 0; i < 4; i++) {
 		long long coll0 = vmstat_get("thp_collapse_alloc"), coll;
