@@ -569,9 +569,11 @@ TEST_F_TIMEOUT(swapin, khugepaged_aggressive, TEST_TIMEOUT)
 /*
  * Issue 6 item 6: a memcg at its limit during swap-in.  A child in a
  * cgroup limited to 24 MiB fills 32 MiB of THPs (memcg reclaim swaps them
- * out whole) and reads them back twice with defrag=never, so a THP's
- * charge cannot reclaim: swap-in falls back to 4 KiB and counts why, or
- * comes back whole when reclaim has made room.  No word may be lost.
+ * out whole) and reads them back twice with defrag=never, so that a THP
+ * page fault never reclaims.  The whole swap-in still charges the way the
+ * 4 KiB swap-in of the same pages would, reclaiming (patches/0011): most
+ * THPs come back whole; a charge that reclaim could not make room for
+ * falls back, counted.  No word may be lost.
  */
 TEST_F_TIMEOUT(swapin, memcg_limit, TEST_TIMEOUT)
 {
@@ -631,6 +633,13 @@ TEST_F_TIMEOUT(swapin, memcg_limit, TEST_TIMEOUT)
 	EXPECT_LE(ch1 - ch0, fb1 - fb0);
 	/* Memcg reclaim swapped THPs out whole: each came back whole or fell back, counted. */
 	EXPECT_LT(0, (in1 - in0) + (fb1 - fb0));
+	/*
+	 * The charge reclaims as a 4 KiB swap-in's does: THPs come back whole,
+	 * more of them than charges fail (before 0011: thp_swpin +0, every
+	 * one a charge fallback).
+	 */
+	EXPECT_LT(0, in1 - in0);
+	EXPECT_LT(ch1 - ch0, in1 - in0);
 	err = rmdir(cg);
 	EXPECT_EQ(0, err);
 }
