@@ -59,4 +59,10 @@ enum swap_cluster_event {
  * THPSWAP_HAVE_VM_THP_SWPIN_AUTO is set, else read as 0.
  */
 
+/*
+ * THP_SWPOUT_PTE_MAPPED and THP_SPLIT_RECLAIM vm events (patches/0009,
+ * swap-out of THPs that only PTEs map) are summed into the stats when
+ * THPSWAP_HAVE_VM_THP_SWPOUT_PTE_MAPPED is set, else read as 0.
+ */
+
 #endif /* _THPSWAP_COMPAT_H */

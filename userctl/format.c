@@ -65,6 +65,10 @@ const struct tsw_vm_event_def tsw_vm_events[TSW_NR_VM_EVENTS] = {
 	  offsetof(struct tsw_dev, thp_swpin_promoted), true },
 	{ "thp_swpin_promote_fallback", "promotions that failed",
 	  offsetof(struct tsw_dev, thp_swpin_promote_fallback), true },
+	{ "thp_swpout_pte_mapped", "THPs swapped out whole with no PMD mapping them",
+	  offsetof(struct tsw_dev, thp_swpout_pte_mapped), true },
+	{ "thp_split_reclaim", "THPs split before swap-out: only partly mapped",
+	  offsetof(struct tsw_dev, thp_split_reclaim), true },
 };
 
 uint64_t tsw_vm_event(const struct tsw_dev *d, size_t i)
@@ -350,6 +354,9 @@ void dump_dev(FILE *f, const struct tsw_dev *d)
 	/* 38-40: the stats of enum thpswap_stat 23-25, in its order */
 	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, d->thp_swpin_declined,
 		d->thp_swpin_promoted, d->thp_swpin_promote_fallback);
+	/* 41-42: the stats of enum thpswap_stat 26-27, in its order */
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64, d->thp_swpout_pte_mapped,
+		d->thp_split_reclaim);
 	fputc('\n', f);
 }
 

@@ -89,7 +89,7 @@ struct tsw_vm_event_def {
 	bool patched;		/* only a patched kernel has it */
 };
 
-#define TSW_NR_VM_EVENTS 7
+#define TSW_NR_VM_EVENTS 9
 extern const struct tsw_vm_event_def tsw_vm_events[TSW_NR_VM_EVENTS];
 
 /* One device, as both transports report it. */
@@ -116,6 +116,8 @@ struct tsw_dev {
 	uint64_t thp_swpin_declined;	/* swapin_enabled=auto kernels, else 0 */
 	uint64_t thp_swpin_promoted;
 	uint64_t thp_swpin_promote_fallback;
+	uint64_t thp_swpout_pte_mapped;	/* patches/0011 kernels, else 0 */
+	uint64_t thp_split_reclaim;
 	/* From /proc/swaps (swaps.c), not from the module. */
 	bool swap_active;
 	int swap_prio;

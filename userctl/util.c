@@ -463,6 +463,12 @@ void dev_set_stat(struct tsw_dev *d, unsigned int stat, uint64_t v)
 	case THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK:
 		d->thp_swpin_promote_fallback = v;
 		break;
+	case THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED:
+		d->thp_swpout_pte_mapped = v;
+		break;
+	case THPSWAP_STAT_THP_SPLIT_RECLAIM:
+		d->thp_split_reclaim = v;
+		break;
 	default:	/* newer than this build */
 		break;
 	}

@@ -120,6 +120,8 @@ global thp_swpin 9
 global thp_swpin_declined 14
 global thp_swpin_promoted 6
 global thp_swpin_promote_fallback 1
+global thp_swpout_pte_mapped 21
+global thp_split_reclaim 2
 dev 2 67108864 100000000
 node 0 1
 swaps $tmp/swaps
@@ -186,14 +188,15 @@ for d in j["devices"]:
         only_patched = k.startswith("fallback_") or k == "swapin_whole"
         eq(v if reports or not only_patched else None, m, device=dev)
 for k, v in j["global"].items():
-    eq(v if patched or not k.startswith("thp_swpin") else None, "thpswap_vm_%s_total" % k)
+    only_patched = k.startswith("thp_swpin") or k in ("thp_swpout_pte_mapped", "thp_split_reclaim")
+    eq(v if patched or not only_patched else None, "thpswap_vm_%s_total" % k)
 print("# %d series, %d families" % (len(samples), len(types)))
 PY
 }
 check_prom 0 > "$tmp/out" 2>&1
 ok $? "stats --prometheus (stock kernel): parses, every value equals stats --json, no thp_swpin or fallback_* series"
 cat "$tmp/out" | grep '^#' | head -3
-! grep -q 'swapin_whole\|thpswap_fallback_\|thp_swpin' "$tmp/prom"
+! grep -q 'swapin_whole\|thpswap_fallback_\|thp_swpin\|thp_swpout_pte_mapped\|thp_split_reclaim' "$tmp/prom"
 ok $? "stock kernel: the counters only a patched kernel fills are left out, not 0"
 grep -q '^thpswap_device_info{device="thpswap0",backing="ram",node="1"} 1$' "$tmp/prom" &&
 	grep -q '^thpswap_device_info{device="thpswap2",backing="memmap"} 1$' "$tmp/prom"
@@ -210,6 +213,10 @@ grep -q '^thpswap_vm_thp_swpin_declined_total 14$' "$tmp/prom" &&
 	grep -q '^thpswap_vm_thp_swpin_promote_fallback_total 1$' "$tmp/prom" &&
 	[ "$(grep -c '^# TYPE thpswap_vm_thp_swpin_[a-z_]*_total counter$' "$tmp/prom")" = 4 ]
 ok $? "patched: thp_swpin_declined 14, thp_swpin_promoted 6, thp_swpin_promote_fallback 1, counters"
+grep -q '^thpswap_vm_thp_swpout_pte_mapped_total 21$' "$tmp/prom" &&
+	grep -q '^thpswap_vm_thp_split_reclaim_total 2$' "$tmp/prom" &&
+	grep -q '^# TYPE thpswap_vm_thp_split_reclaim_total counter$' "$tmp/prom"
+ok $? "patched: thp_swpout_pte_mapped 21, thp_split_reclaim 2, counters"
 run 2 stats --prometheus --json && grep -q "choose one" "$tmp/err"
 ok $? "stats --prometheus --json: usage error"
 printf '' > "$tmp/state"

@@ -104,6 +104,14 @@ enum thpswap_stat {
 	THPSWAP_STAT_THP_SWPIN_DECLINED,
 	THPSWAP_STAT_THP_SWPIN_PROMOTED,
 	THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK,
+	/*
+	 * Swap-out of THPs that only PTEs map (kernels with patches/0009; 0
+	 * otherwise), global vm events like THP_SWPOUT: a THP swapped out
+	 * whole that no PMD mapped (counted in THP_SWPOUT too); a THP that
+	 * reclaim or MADV_PAGEOUT split because it was only partly mapped.
+	 */
+	THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED,
+	THPSWAP_STAT_THP_SPLIT_RECLAIM,
 
 	__THPSWAP_STAT_CNT		/* number of stats this header knows */
 };

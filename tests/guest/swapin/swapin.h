@@ -23,8 +23,8 @@ static size_t scaled(size_t bytes)
 }
 
 /* A fresh region of @bytes, filled and PMD-mapped, then swapped out whole. */
-static char *thp_out(struct __test_metadata *_metadata, size_t bytes,
-		     uint64_t seed)
+static inline char *thp_out(struct __test_metadata *_metadata, size_t bytes,
+			    uint64_t seed)
 {
 	char *mem = thp_alloc(bytes);
 	long long kb;

@@ -3,7 +3,8 @@
 #
 # swapin.sh: guest flow for whole-THP swap-in (busybox ash, run as root by
 # tests/vm/run on a kernel with the swap-in patches).  Loads thpswap, puts
-# swap on it, runs swapin_test, checks that no slot leaked and that the
+# swap on it, runs swapin_test and the others (swapout_pte_test: THPs
+# that only PTEs map go out whole), checks that no slot leaked and that the
 # kernel logged no warning, takes it all down.  Flat TAP; exit status 0
 # only if every step passed.
 #
@@ -56,7 +57,8 @@ step "swapon $BLK" swapon "$BLK" || bail "swapon failed"
 run_kselftest swapin_test || true
 run_kselftest swapin_race_test || true
 run_kselftest swapin_auto_test || true
-echo "# vmstat: $(grep -E '^(thp_swpin|pswpin|thp_swpout)' /proc/vmstat | tr '\n' ' ')"
+run_kselftest swapout_pte_test || true
+echo "# vmstat: $(grep -E '^(thp_swpin|pswpin|thp_swpout|thp_split_reclaim)' /proc/vmstat | tr '\n' ' ')"
 step "no swap slot leaked" swap_all_free || true
 step "swapoff $BLK" swapoff "$BLK" || true
 step "rmmod thpswap" $RMMOD thpswap || true
