@@ -112,10 +112,12 @@ injecting() { case " $INJECT " in *" $1 "*) return 0 ;; esac; return 1; }
 # counters say where a workload's THPs went: never made (fallback, or
 # fallback_charge: the memcg refused the charge), split at the PMD
 # (thp_split_pmd), split as folios (thp_split_page; queued for it:
-# thp_deferred_split_page), or out whole (thp_swpout).
+# thp_deferred_split_page; split by reclaim because only partly mapped:
+# thp_split_reclaim, patches/0011), or out whole (thp_swpout; of those,
+# mapped by PTEs only: thp_swpout_pte_mapped, 0011).
 VMKEYS="pswpin pswpout pgmajfault thp_swpout thp_swpout_fallback thp_swpin thp_swpin_fallback
 	thp_fault_alloc thp_fault_fallback thp_fault_fallback_charge thp_split_page
-	thp_split_pmd thp_deferred_split_page"
+	thp_split_pmd thp_deferred_split_page thp_split_reclaim thp_swpout_pte_mapped"
 vmsnap() {
 	for k in $VMKEYS; do
 		v=$(awk -v k="$k" '$1 == k { print $2 }' /proc/vmstat)
