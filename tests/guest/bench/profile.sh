@@ -17,16 +17,19 @@
 #             at random: thpswap-mem --touch-pct)
 #   SWAP_MIB  the device's size (default CYCLE_MIB + 256; pmem: the memmap=
 #             range, which must be this size)
+#   WORKLOAD  cycle (default: thpswap-mem, as above) or mt: make bench's
+#             mt-4t instead (swapbench pressure, one process, 2 x CPUs
+#             threads, 384 MiB under memory.max = 192 MiB; its read phase)
 #
 # Output: "P config=C key=value..." records (thpswap-mem's figures), the
 # perf tables between "P begin config=C" and "P end config=C", and
 # comments.  Exit status 0 when every configuration ran and verified.
 set -u
 CONFIGS="thpswap/always thpswap/never brd/always"
-CYCLE_MIB=512 TOUCH_PCT=100 SWAP_MIB=
+CYCLE_MIB=512 TOUCH_PCT=100 SWAP_MIB= WORKLOAD=cycle
 for arg in "$@"; do
 	case "$arg" in
-	CONFIGS=*|CYCLE_MIB=*|TOUCH_PCT=*|SWAP_MIB=*) eval "${arg%%=*}=\"\${arg#*=}\"" ;;
+	CONFIGS=*|CYCLE_MIB=*|TOUCH_PCT=*|SWAP_MIB=*|WORKLOAD=*) eval "${arg%%=*}=\"\${arg#*=}\"" ;;
 	*) echo "# profile.sh: unknown argument '$arg'"; exit 2 ;;
 	esac
 done
@@ -65,11 +68,20 @@ for c in $CONFIGS; do
 	mkswap "$blk" > /dev/null && swapon "$blk" || { fail "$c: swapon"; continue; }
 	[ "$knob" = - ] || echo "$knob" > $THP/swapin_enabled
 	echo 1 > /proc/sys/vm/compact_memory
-	perf record -q -e cpu-clock -F 4000 -a -g -o /tmp/perf.data -- \
-		thpswap-mem --size "$CYCLE_MIB" --cycles 2 --dev "$b" --touch-pct "$TOUCH_PCT" \
-		--quiet > /tmp/mem.out 2>&1
-	rc=$?
-	echo "P config=$c status=$rc $(grep -E '^(cycle=2|result=)' /tmp/mem.out | tr '\n' ' ')"
+	if [ "$WORKLOAD" = mt ]; then
+		t=$((2 * NCPU))
+		perf record -q -e cpu-clock -F 4000 -a -g -o /tmp/perf.data -- \
+			swapbench pressure --dev "$b" --workers 1 --threads "$t" \
+			--wset $((384 / t)) --max 192 --access seq --seed 1 > /tmp/mem.out 2>&1
+		rc=$?
+		echo "P config=$c status=$rc $(grep -E 'phase=read' /tmp/mem.out | head -n1 | tr '\n' ' ')"
+	else
+		perf record -q -e cpu-clock -F 4000 -a -g -o /tmp/perf.data -- \
+			thpswap-mem --size "$CYCLE_MIB" --cycles 2 --dev "$b" --touch-pct "$TOUCH_PCT" \
+			--quiet > /tmp/mem.out 2>&1
+		rc=$?
+		echo "P config=$c status=$rc $(grep -E '^(cycle=2|result=)' /tmp/mem.out | tr '\n' ' ')"
+	fi
 	[ "$rc" = 0 ] || { fail "$c: thpswap-mem exited $rc"; sed 's/^/# /' /tmp/mem.out; }
 	echo "P begin config=$c"
 	perf report -q -i /tmp/perf.data --stdio --no-children --sort sym -g none \
