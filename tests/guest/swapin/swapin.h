@@ -22,9 +22,9 @@ static size_t scaled(size_t bytes)
 	return bytes < 8 * THP_SIZE ? 8 * THP_SIZE : bytes & ~(THP_SIZE - 1);
 }
 
-/* A fresh region of @bytes, filled and PMD-mapped, then swapped out whole. */
-static inline char *thp_out(struct __test_metadata *_metadata, size_t bytes,
-			    uint64_t seed)
+/* A fresh region of @bytes, filled and all of it PMD-mapped THPs. */
+static inline char *thp_filled(struct __test_metadata *_metadata,
+			       size_t bytes, uint64_t seed)
 {
 	char *mem = thp_alloc(bytes);
 	long long kb;
@@ -38,6 +38,17 @@ static inline char *thp_out(struct __test_metadata *_metadata, size_t bytes,
 		thp_free(mem, bytes);
 		return NULL;
 	}
+	return mem;
+}
+
+/* A fresh region of @bytes, filled and PMD-mapped, then swapped out whole. */
+static inline char *thp_out(struct __test_metadata *_metadata, size_t bytes,
+			    uint64_t seed)
+{
+	char *mem = thp_filled(_metadata, bytes, seed);
+
+	if (!mem)
+		return NULL;
 	if (madvise(mem, bytes, MADV_PAGEOUT) ||
 	    smaps_range_kb(mem, bytes, "Swap") != (long long)(bytes / KiB)) {
 		TH_LOG("MADV_PAGEOUT did not swap all of %zu kB out",

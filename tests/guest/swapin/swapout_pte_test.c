@@ -184,16 +184,10 @@ static char *pte_mapped_thps(struct __test_metadata *_metadata, size_t bytes,
 {
 	long nthp = bytes / THP_SIZE, n;
 	long long kb;
-	char *mem = thp_alloc(bytes);
+	char *mem = thp_filled(_metadata, bytes, seed);
 
 	if (!mem)
 		return NULL;
-	pattern_fill(mem, bytes, seed, 0);
-	kb = smaps_range_kb(mem, bytes, "AnonHugePages");
-	if (kb != (long long)(bytes / KiB)) {
-		TH_LOG("AnonHugePages %lld kB of %zu: no THPs", kb, bytes / KiB);
-		goto fail;
-	}
 	if (split_pmds(mem, bytes)) {
 		TH_LOG("mprotect: %s", strerror(errno));
 		goto fail;
