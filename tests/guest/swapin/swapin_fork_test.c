@@ -52,6 +52,7 @@ enum { NPROC = 3 };	/* the test process, its child, its grandchild */
 
 /* What each step does, in the process whose role it names. */
 enum act {
+	START,		/* nothing: the whole tree is forked by now */
 	READ,		/* verify the first pattern, note AnonHugePages, time */
 	CHECK_ORIG,	/* the first pattern is still there */
 	WRITE,		/* write the role's own pattern, and verify it */
@@ -142,6 +143,8 @@ static void do_step(struct tree *t, int role, enum act act)
 	struct bad_word b;
 
 	switch (act) {
+	case START:
+		break;
 	case READ:
 		if (!r->t_first)
 			r->t_first = now_s();
@@ -295,9 +298,13 @@ FIXTURE_TEARDOWN(fork_in)
 	write_file(KNOB, self->knob);
 }
 
-/* Swapped out, then shared by fork three ways: read once, mapped whole thrice. */
+/*
+ * Swapped out, then shared by fork three ways: read once, mapped whole
+ * thrice.  The grandchild starts, so that no fork() is still copying swap
+ * PTEs (and moving swap counts) when the first READ claims a cluster.
+ */
 static const struct step out_then_fork_steps[] = {
-	{ 0, READ }, { 1, READ }, { 2, READ }, { 0, SNAP },
+	{ 2, START }, { 0, READ }, { 1, READ }, { 2, READ }, { 0, SNAP },
 	{ 0, WRITE }, { 1, CHECK_ORIG }, { 1, WRITE },
 	{ 2, CHECK_ORIG }, { 2, WRITE },
 	{ 0, CHECK_OWN }, { 1, CHECK_OWN }, { 2, CHECK_OWN },
