@@ -65,4 +65,10 @@ enum swap_cluster_event {
  * THPSWAP_HAVE_VM_THP_SWPOUT_PTE_MAPPED is set, else read as 0.
  */
 
+/*
+ * The THP_SWPIN_SHARED vm event (patches/0012, THPs that fork shared
+ * swapped back in whole) is summed into the stats when
+ * THPSWAP_HAVE_VM_THP_SWPIN_SHARED is set, else read as 0.
+ */
+
 #endif /* _THPSWAP_COMPAT_H */

@@ -112,6 +112,13 @@ enum thpswap_stat {
 	 */
 	THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED,
 	THPSWAP_STAT_THP_SPLIT_RECLAIM,
+	/*
+	 * Whole swap-in of THPs that fork shared (kernels with patches/0012;
+	 * 0 otherwise), a global vm event like THP_SWPIN: a process mapped
+	 * whole, read-only, a THP that other processes share (the THP was
+	 * read once, and counted once in THP_SWPIN).
+	 */
+	THPSWAP_STAT_THP_SWPIN_SHARED,
 
 	__THPSWAP_STAT_CNT		/* number of stats this header knows */
 };

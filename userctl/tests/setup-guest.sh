@@ -205,7 +205,7 @@ done
 # kernel reports them (the patched kernel, whose cluster states are
 # authoritative), and then equal.
 for k in thp_swpin thp_swpin_fallback thp_swpin_declined thp_swpin_promoted thp_swpin_promote_fallback \
-	thp_swpout_pte_mapped thp_split_reclaim; do
+	thp_swpout_pte_mapped thp_split_reclaim thp_swpin_shared; do
 	pv=$(sed -n "s/^thpswap_vm_${k}_total //p" /tmp/prom.series)
 	if [ "$(sed -n 's/^devices\.0\.authoritative //p' /tmp/json.flat)" = true ]; then
 		[ "$(sed -n "s/^global\.$k //p" /tmp/json.flat)" = "$pv" ] || bad="$bad global:$k=${pv:-missing}"

@@ -4,7 +4,8 @@
 # swapin.sh: guest flow for whole-THP swap-in (busybox ash, run as root by
 # tests/vm/run on a kernel with the swap-in patches).  Loads thpswap, puts
 # swap on it, runs swapin_test and the others (swapout_pte_test: THPs
-# that only PTEs map go out whole), checks that no slot leaked and that the
+# that only PTEs map go out whole; swapin_fork_test: THPs that fork
+# shared come back whole), checks that no slot leaked and that the
 # kernel logged no warning, takes it all down.  Flat TAP; exit status 0
 # only if every step passed.
 #
@@ -58,6 +59,7 @@ run_kselftest swapin_test || true
 run_kselftest swapin_race_test || true
 run_kselftest swapin_auto_test || true
 run_kselftest swapout_pte_test || true
+run_kselftest swapin_fork_test || true
 echo "# vmstat: $(grep -E '^(thp_swpin|pswpin|thp_swpout|thp_split_reclaim)' /proc/vmstat | tr '\n' ' ')"
 step "no swap slot leaked" swap_all_free || true
 step "swapoff $BLK" swapoff "$BLK" || true
