@@ -69,6 +69,8 @@ const struct tsw_vm_event_def tsw_vm_events[TSW_NR_VM_EVENTS] = {
 	  offsetof(struct tsw_dev, thp_swpout_pte_mapped), true },
 	{ "thp_split_reclaim", "THPs split before swap-out: only partly mapped",
 	  offsetof(struct tsw_dev, thp_split_reclaim), true },
+	{ "thp_swpin_collapse_read", "collapses that read the missing pages at once",
+	  offsetof(struct tsw_dev, thp_swpin_collapse_read), true },
 };
 
 uint64_t tsw_vm_event(const struct tsw_dev *d, size_t i)
@@ -357,6 +359,8 @@ void dump_dev(FILE *f, const struct tsw_dev *d)
 	/* 41-42: the stats of enum thpswap_stat 26-27, in its order */
 	fprintf(f, "\t%" PRIu64 "\t%" PRIu64, d->thp_swpout_pte_mapped,
 		d->thp_split_reclaim);
+	/* 43: the stat of enum thpswap_stat 28 */
+	fprintf(f, "\t%" PRIu64, d->thp_swpin_collapse_read);
 	fputc('\n', f);
 }
 

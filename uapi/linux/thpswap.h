@@ -112,6 +112,12 @@ enum thpswap_stat {
 	 */
 	THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED,
 	THPSWAP_STAT_THP_SPLIT_RECLAIM,
+	/*
+	 * A global vm event (kernels with patches/0013; 0 otherwise): a range
+	 * collapsed into a THP whose missing pages, those of one THP swapped
+	 * out whole, came back with one read of their swap cluster.
+	 */
+	THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ,
 
 	__THPSWAP_STAT_CNT		/* number of stats this header knows */
 };

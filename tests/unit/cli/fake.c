@@ -11,7 +11,8 @@
  *                                    thp_swpin, thp_swpin_fallback,
  *                                    thp_swpin_declined, thp_swpin_promoted,
  *                                    thp_swpin_promote_fallback,
- *                                    thp_swpout_pte_mapped, thp_split_reclaim
+ *                                    thp_swpout_pte_mapped, thp_split_reclaim,
+ *                                    thp_swpin_collapse_read
  *   authoritative INDEX              the device's THPSWAP_INFO_F_AUTHORITATIVE
  *   node INDEX N                     the device's RAM is on NUMA node N
  *   numa_nodes N                     nodes 0..N-1 exist (default 1); add
@@ -78,6 +79,7 @@ static const char *const stat_name[__THPSWAP_STAT_CNT] = {
 	[THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK] = "thp_swpin_promote_fallback",
 	[THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED] = "thp_swpout_pte_mapped",
 	[THPSWAP_STAT_THP_SPLIT_RECLAIM] = "thp_split_reclaim",
+	[THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ] = "thp_swpin_collapse_read",
 };
 
 static struct fdev devs[MAXD];
@@ -115,7 +117,8 @@ static bool is_global(int stat)
 	       stat == THPSWAP_STAT_THP_SWPIN || stat == THPSWAP_STAT_THP_SWPIN_FALLBACK ||
 	       stat == THPSWAP_STAT_THP_SWPIN_DECLINED || stat == THPSWAP_STAT_THP_SWPIN_PROMOTED ||
 	       stat == THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK ||
-	       stat == THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED || stat == THPSWAP_STAT_THP_SPLIT_RECLAIM;
+	       stat == THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED || stat == THPSWAP_STAT_THP_SPLIT_RECLAIM ||
+	       stat == THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ;
 }
 
 static struct fdev *find(uint32_t index)
@@ -166,7 +169,7 @@ static void fill(struct fdev *f)
 	d->live_slots = 0;
 	d->thp_swpout = d->thp_swpout_fallback = d->thp_swpin = d->thp_swpin_fallback = 0;
 	d->thp_swpin_declined = d->thp_swpin_promoted = d->thp_swpin_promote_fallback = 0;
-	d->thp_swpout_pte_mapped = d->thp_split_reclaim = 0;
+	d->thp_swpout_pte_mapped = d->thp_split_reclaim = d->thp_swpin_collapse_read = 0;
 	for (unsigned int i = 0; i < nr_stats && i < __THPSWAP_STAT_CNT; i++)
 		dev_set_stat(d, i, v[i]);
 }
