@@ -413,6 +413,23 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * A read fault maps a swapped-in page read-only, and khugepaged and
+ * MADV_COLLAPSE want a writable page in a range: write one word of a page
+ * read in each THP back.  (@pages is shuffled across THPs.)
+ */
+static void write_each_thp(char *mem, const size_t *pages)
+{
+	size_t i, j;
+
+	for (i = 0; i < HALF_THPS; i++) {
+		for (j = 0; pages[j] / NR_SUB != i; j++)
+			;
+		*(volatile uint64_t *)(mem + pages[j] * PAGE_SZ) =
+			*(volatile uint64_t *)(mem + pages[j] * PAGE_SZ);
+	}
+}
+
 /* What the collapse of the half-read region brought back, and how. */
 static void half_check(struct __test_metadata *_metadata, const char *what,
 		       char *mem, uint64_t seed, const struct auto_snap *d,
@@ -442,7 +459,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_collapse, TEST_TIMEOUT)
 {
 	const size_t bytes = HALF_THPS * THP_SIZE;
 	const uint64_t seed = 0x4a1fc011ULL;
-	size_t pages[HALF_THPS * HALF], i;
+	size_t pages[HALF_THPS * HALF];
 	struct auto_snap a, b, d;
 	char *mem;
 	double t;
@@ -451,16 +468,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_collapse, TEST_TIMEOUT)
 		TH_LOG("no thp_swpin_collapse_read in /proc/vmstat");
 	mem = half_read(_metadata, self->dev, seed, pages);
 	ASSERT_NE(NULL, mem);
-	/*
-	 * A read fault maps a swapped-in page read-only, and MADV_COLLAPSE
-	 * wants a writable page in the range: write one word back.
-	 */
-	for (i = 0; i < HALF_THPS; i++) {
-		volatile uint64_t *w = (uint64_t *)(mem + pages[i * HALF] *
-						    PAGE_SZ);
-
-		*w = *w;
-	}
+	write_each_thp(mem, pages);
 	auto_snap(self->dev, &a);
 	t = now_ms();
 	EXPECT_EQ(0, madvise(mem, bytes, MADV_COLLAPSE))
@@ -546,6 +554,65 @@ TEST_F_TIMEOUT(swapin_auto, half_random_then_dense, TEST_TIMEOUT)
 	thp_free(mem, bytes);
 }
 
+#define KHUGEPAGED	"/sys/kernel/mm/transparent_hugepage/khugepaged/"
+
+/*
+ * khugepaged itself, allowed to swap in 256 pages of a range (max_ptes_swap
+ * 511; with its default, 64, it leaves such a range alone): it collapses
+ * each range with one read.  Waits for the region to be PMD-mapped, at most
+ * 120 s.
+ */
+TEST_F_TIMEOUT(swapin_auto, half_random_khugepaged, TEST_TIMEOUT)
+{
+	const size_t bytes = HALF_THPS * THP_SIZE;
+	const uint64_t seed = 0x4a1f6b68ULL;
+	char sleep_ms[32] = "", to_scan[32] = "", swap[32] = "";
+	size_t pages[HALF_THPS * HALF];
+	struct auto_snap a, b, d;
+	long long kb = 0;
+	char *mem, *dummy;
+	double t;
+
+	EXPECT_LE(0, vmstat_get("thp_swpin_collapse_read"))
+		TH_LOG("no thp_swpin_collapse_read in /proc/vmstat");
+	ASSERT_LT(0, read_file(KHUGEPAGED "scan_sleep_millisecs", sleep_ms,
+			       sizeof(sleep_ms)));
+	ASSERT_LT(0, read_file(KHUGEPAGED "pages_to_scan", to_scan,
+			       sizeof(to_scan)));
+	ASSERT_LT(0, read_file(KHUGEPAGED "max_ptes_swap", swap,
+			       sizeof(swap)));
+	mem = half_read(_metadata, self->dev, seed, pages);
+	ASSERT_NE(NULL, mem);
+	write_each_thp(mem, pages);
+	/*
+	 * The last pages swapped in sit in the CPUs' LRU batches, where
+	 * khugepaged never looks (SCAN_PAGE_LRU): mlock() drains them all.
+	 */
+	dummy = mmap(NULL, PAGE_SZ, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, dummy);
+	ASSERT_EQ(0, mlock(dummy, PAGE_SZ));
+	munmap(dummy, PAGE_SZ);
+	auto_snap(self->dev, &a);
+	EXPECT_EQ(0, write_file(KHUGEPAGED "max_ptes_swap", "511"));
+	EXPECT_EQ(0, write_file(KHUGEPAGED "pages_to_scan", "4096"));
+	EXPECT_EQ(0, write_file(KHUGEPAGED "scan_sleep_millisecs", "0"));
+	for (t = now_ms(); now_ms() - t < 120e3; usleep(20000)) {
+		kb = smaps_range_kb(mem, bytes, "AnonHugePages");
+		if (kb == (long long)(bytes / KiB))
+			break;
+	}
+	t = now_ms() - t;
+	write_file(KHUGEPAGED "scan_sleep_millisecs", sleep_ms);
+	write_file(KHUGEPAGED "pages_to_scan", to_scan);
+	write_file(KHUGEPAGED "max_ptes_swap", swap);
+	auto_snap(self->dev, &b);
+	auto_delta(&d, &a, &b);
+	TH_LOG("khugepaged: AnonHugePages %lld kB after %.0f ms", kb, t);
+	half_check(_metadata, "khugepaged", mem, seed, &d, 0);
+	thp_free(mem, bytes);
+}
+
 /*
  * Not one THP's own slots: here shared with a child (swap count 2), so the
  * claim fails and the collapse swaps the missing pages in one by one, as
@@ -555,7 +622,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_shared, TEST_TIMEOUT)
 {
 	const size_t bytes = HALF_THPS * THP_SIZE;
 	const uint64_t seed = 0x4a1f54a7eULL;
-	size_t pages[HALF_THPS * HALF], i;
+	size_t pages[HALF_THPS * HALF];
 	struct auto_snap a, b, c, d;
 	int pipefd[2], status;
 	char *mem;
@@ -579,12 +646,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_shared, TEST_TIMEOUT)
 	auto_snap(self->dev, &a);
 	EXPECT_EQ(0, touch_sparse(_metadata, mem, HALF_THPS, HALF, seed,
 				  pages));
-	for (i = 0; i < HALF_THPS; i++) {
-		volatile uint64_t *w = (uint64_t *)(mem + pages[i * HALF] *
-						    PAGE_SZ);
-
-		*w = *w;
-	}
+	write_each_thp(mem, pages);
 	auto_snap(self->dev, &b);
 	EXPECT_EQ(0, madvise(mem, bytes, MADV_COLLAPSE))
 		TH_LOG("MADV_COLLAPSE: %s", strerror(errno));
