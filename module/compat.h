@@ -69,6 +69,11 @@ enum swap_cluster_event {
  * The THP_SWPIN_SHARED vm event (patches/0012, THPs that fork shared
  * swapped back in whole) is summed into the stats when
  * THPSWAP_HAVE_VM_THP_SWPIN_SHARED is set, else read as 0.
+ *
+ * The THP_SWPIN_COLLAPSE_READ vm event (patches/0013, a collapse that reads
+ * the missing pages of a range with one read of their cluster) is summed
+ * into the stats when THPSWAP_HAVE_VM_THP_SWPIN_COLLAPSE_READ is set, else
+ * read as 0.
  */
 
 #endif /* _THPSWAP_COMPAT_H */

@@ -45,6 +45,7 @@ const char *const thpswap_stat_names[THPSWAP_NR_STATS] = {
 	[THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED] = "thp_swpout_pte_mapped",
 	[THPSWAP_STAT_THP_SPLIT_RECLAIM] = "thp_split_reclaim",
 	[THPSWAP_STAT_THP_SWPIN_SHARED] = "thp_swpin_shared",
+	[THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ] = "thp_swpin_collapse_read",
 };
 
 struct thpswap_pcpu_stats __percpu *thpswap_stats_alloc(void)
@@ -102,6 +103,10 @@ static void thpswap_snap_vm_events(u64 *v)
 #ifdef THPSWAP_HAVE_VM_THP_SWPIN_SHARED
 	v[THPSWAP_STAT_THP_SWPIN_SHARED] =
 		thpswap_sum_vm_event(THP_SWPIN_SHARED);
+#endif
+#ifdef THPSWAP_HAVE_VM_THP_SWPIN_COLLAPSE_READ
+	v[THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ] =
+		thpswap_sum_vm_event(THP_SWPIN_COLLAPSE_READ);
 #endif
 }
 #else

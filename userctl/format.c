@@ -71,6 +71,8 @@ const struct tsw_vm_event_def tsw_vm_events[TSW_NR_VM_EVENTS] = {
 	  offsetof(struct tsw_dev, thp_split_reclaim), true },
 	{ "thp_swpin_shared", "THPs mapped whole, shared with other processes",
 	  offsetof(struct tsw_dev, thp_swpin_shared), true },
+	{ "thp_swpin_collapse_read", "collapses that read the missing pages at once",
+	  offsetof(struct tsw_dev, thp_swpin_collapse_read), true },
 };
 
 uint64_t tsw_vm_event(const struct tsw_dev *d, size_t i)
@@ -361,6 +363,8 @@ void dump_dev(FILE *f, const struct tsw_dev *d)
 		d->thp_split_reclaim);
 	/* 43: stat 28 */
 	fprintf(f, "\t%" PRIu64, d->thp_swpin_shared);
+	/* 44: stat 29 */
+	fprintf(f, "\t%" PRIu64, d->thp_swpin_collapse_read);
 	fputc('\n', f);
 }
 

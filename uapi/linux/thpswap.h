@@ -119,6 +119,12 @@ enum thpswap_stat {
 	 * read once, and counted once in THP_SWPIN).
 	 */
 	THPSWAP_STAT_THP_SWPIN_SHARED,
+	/*
+	 * A global vm event (kernels with patches/0013; 0 otherwise): a range
+	 * collapsed into a THP whose missing pages, those of one THP swapped
+	 * out whole, came back with one read of their swap cluster.
+	 */
+	THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ,
 
 	__THPSWAP_STAT_CNT		/* number of stats this header knows */
 };

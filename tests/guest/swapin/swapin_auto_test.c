@@ -2,7 +2,9 @@
 /*
  * swapin_auto_test: kselftest for swapin_enabled=auto, the policy that swaps
  * a THP in whole where the access is dense and 4 KiB where it is sparse
- * (thp_swpin, thp_swpin_declined, thp_swpin_promoted).
+ * (thp_swpin, thp_swpin_declined, thp_swpin_promoted), and the one read of
+ * a THP's cluster that brings a half-read range's missing pages back when it
+ * is collapsed (thp_swpin_collapse_read).
  *
  * Precondition (done by swapin.sh): as for swapin_test.  Each case sets
  * swapin_enabled=auto and puts the old value back.  Every word read back is
@@ -17,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "../lib.h"
@@ -29,6 +33,7 @@
 struct auto_snap {
 	long long thp_swpin, declined, promoted, promote_fb, fallback;
 	long long dev_thp_reads, dev_page_reads;
+	long long collapse_read, pswpin;
 };
 
 static void auto_snap(const char *dev, struct auto_snap *s)
@@ -40,6 +45,8 @@ static void auto_snap(const char *dev, struct auto_snap *s)
 	s->fallback = vmstat_get("thp_swpin_fallback");
 	s->dev_thp_reads = dev_stat(dev, "thp_reads");
 	s->dev_page_reads = dev_stat(dev, "page_reads");
+	s->collapse_read = vmstat_get("thp_swpin_collapse_read");
+	s->pswpin = vmstat_get("pswpin");
 }
 
 static void auto_delta(struct auto_snap *d, const struct auto_snap *a,
@@ -52,6 +59,8 @@ static void auto_delta(struct auto_snap *d, const struct auto_snap *a,
 	d->fallback = b->fallback - a->fallback;
 	d->dev_thp_reads = b->dev_thp_reads - a->dev_thp_reads;
 	d->dev_page_reads = b->dev_page_reads - a->dev_page_reads;
+	d->collapse_read = b->collapse_read - a->collapse_read;
+	d->pswpin = b->pswpin - a->pswpin;
 }
 
 #define LOG_DELTA(what, d)						\
@@ -137,8 +146,10 @@ FIXTURE_TEARDOWN(swapin_auto)
 
 /*
  * A sequential pass, up or down: the first THP has no run next to it, so it
- * is declined, then promoted at its 17th page; every later one comes in
- * whole, and nothing is read twice.
+ * is declined, then promoted at its 17th page (going up; going down at the
+ * 16th, whose 15 pages after it are the run), and its 496 (497) missing
+ * pages come with one read of its cluster; every later one comes in whole,
+ * and nothing is read twice.
  */
 static void dense_pass(struct __test_metadata *_metadata, const char *dev,
 		       size_t bytes, uint64_t seed, bool down)
@@ -162,8 +173,9 @@ static void dense_pass(struct __test_metadata *_metadata, const char *dev,
 	EXPECT_EQ(1, d.promoted);
 	EXPECT_EQ(0, d.promote_fb);
 	EXPECT_EQ(nthp - 1, d.thp_swpin);
-	EXPECT_EQ(nthp - 1, d.dev_thp_reads);
-	EXPECT_EQ((long long)NR_SUB, d.dev_page_reads);
+	EXPECT_EQ(1, d.collapse_read);
+	EXPECT_EQ(nthp, d.dev_thp_reads);
+	EXPECT_EQ(down ? 15 : 16, d.dev_page_reads);
 	EXPECT_EQ(0, d.fallback);
 	EXPECT_EQ((long long)(bytes / KiB),
 		  smaps_range_kb(mem, bytes, "AnonHugePages"));
@@ -353,6 +365,308 @@ TEST_F_TIMEOUT(swapin_auto, read_ahead, TEST_TIMEOUT)
 		   AHEAD_THPS);
 	ahead_case(_metadata, self->dev, "VMA of 2 THPs", 2, -1, 2);
 	ahead_case(_metadata, self->dev, "THP 3 not intact", 8, 3, 3);
+}
+
+/*
+ * Half of each THP read at random (swap-in amplification 1: every THP
+ * declined, 256 reads of 4 KiB each), then the range collapsed: the 256
+ * pages still swapped out are at their own slots of the THP's cluster, so
+ * the collapse reads them with one 2 MiB read of it (thp_swpin_collapse_read)
+ * instead of 256 of 4 KiB.
+ */
+#define HALF		(NR_SUB / 2)
+#define HALF_THPS	8
+
+static char *half_read(struct __test_metadata *_metadata, const char *dev,
+		       uint64_t seed, size_t *pages)
+{
+	const size_t bytes = HALF_THPS * THP_SIZE;
+	struct auto_snap a, b, d;
+	char *mem;
+
+	mem = thp_out(_metadata, bytes, seed);
+	if (!mem)
+		return NULL;
+	auto_snap(dev, &a);
+	EXPECT_EQ(0, touch_sparse(_metadata, mem, HALF_THPS, HALF, seed,
+				  pages));
+	auto_snap(dev, &b);
+	auto_delta(&d, &a, &b);
+	LOG_DELTA("50 % random", &d);
+	EXPECT_EQ(HALF_THPS, d.declined);
+	EXPECT_EQ(0, d.thp_swpin);
+	EXPECT_EQ(0, d.promoted);
+	EXPECT_EQ(0, d.dev_thp_reads);
+	EXPECT_EQ((long long)(HALF_THPS * HALF), d.dev_page_reads);
+	EXPECT_EQ(0, d.collapse_read);
+	EXPECT_EQ((long long)(bytes / 2 / KiB),
+		  smaps_range_kb(mem, bytes, "Swap"));
+	return mem;
+}
+
+/* Milliseconds on CLOCK_MONOTONIC, to log how long a phase took. */
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * A read fault maps a swapped-in page read-only, and khugepaged and
+ * MADV_COLLAPSE want a writable page in a range: write one word of a page
+ * read in each THP back.  (@pages is shuffled across THPs.)
+ */
+static void write_each_thp(char *mem, const size_t *pages)
+{
+	size_t i, j;
+
+	for (i = 0; i < HALF_THPS; i++) {
+		for (j = 0; pages[j] / NR_SUB != i; j++)
+			;
+		*(volatile uint64_t *)(mem + pages[j] * PAGE_SZ) =
+			*(volatile uint64_t *)(mem + pages[j] * PAGE_SZ);
+	}
+}
+
+/* What the collapse of the half-read region brought back, and how. */
+static void half_check(struct __test_metadata *_metadata, const char *what,
+		       char *mem, uint64_t seed, const struct auto_snap *d,
+		       long long page_reads)
+{
+	const size_t bytes = HALF_THPS * THP_SIZE;
+
+	TH_LOG("%s: thp_swpin_collapse_read +%lld pswpin +%lld, device "
+	       "thp_reads +%lld page_reads +%lld (%lld expected)", what,
+	       d->collapse_read, d->pswpin, d->dev_thp_reads,
+	       d->dev_page_reads, page_reads);
+	EXPECT_EQ(HALF_THPS, d->collapse_read);
+	EXPECT_EQ(HALF_THPS, d->dev_thp_reads);
+	EXPECT_EQ(page_reads, d->dev_page_reads);
+	/* pswpin: the 512 pages of each 2 MiB read, as for a whole swap-in */
+	EXPECT_EQ(page_reads + HALF_THPS * (long long)NR_SUB, d->pswpin);
+	EXPECT_EQ(0, d->thp_swpin);
+	EXPECT_EQ(0, d->fallback);
+	EXPECT_EQ((long long)(bytes / KiB),
+		  smaps_range_kb(mem, bytes, "AnonHugePages"));
+	EXPECT_EQ(0, smaps_range_kb(mem, bytes, "Swap"));
+	EXPECT_EQ(0, verify(_metadata, what, mem, bytes, seed, 0));
+}
+
+/* MADV_COLLAPSE: every missing page comes back with the one read. */
+TEST_F_TIMEOUT(swapin_auto, half_random_collapse, TEST_TIMEOUT)
+{
+	const size_t bytes = HALF_THPS * THP_SIZE;
+	const uint64_t seed = 0x4a1fc011ULL;
+	size_t pages[HALF_THPS * HALF];
+	struct auto_snap a, b, d;
+	char *mem;
+	double t;
+
+	EXPECT_LE(0, vmstat_get("thp_swpin_collapse_read"))
+		TH_LOG("no thp_swpin_collapse_read in /proc/vmstat");
+	mem = half_read(_metadata, self->dev, seed, pages);
+	ASSERT_NE(NULL, mem);
+	write_each_thp(mem, pages);
+	auto_snap(self->dev, &a);
+	t = now_ms();
+	EXPECT_EQ(0, madvise(mem, bytes, MADV_COLLAPSE))
+		TH_LOG("MADV_COLLAPSE: %s", strerror(errno));
+	t = now_ms() - t;
+	auto_snap(self->dev, &b);
+	auto_delta(&d, &a, &b);
+	TH_LOG("MADV_COLLAPSE of %d half-read THPs: %.1f ms", HALF_THPS, t);
+	half_check(_metadata, "MADV_COLLAPSE", mem, seed, &d, 0);
+	thp_free(mem, bytes);
+}
+
+/*
+ * The 4 KiB reads a sequential pass over the half-read region makes before
+ * each range is promoted, as thp_swapin_fault() decides: a fault at a
+ * missing page whose index in its range is a multiple of 16 promotes the
+ * range if 15 of the 16 pages before it (not before the VMA) or after it
+ * are mapped; any other missing page is read alone.
+ */
+static long long half_dense_reads(const size_t *pages)
+{
+	static bool res[HALF_THPS * NR_SUB];
+	const size_t n = HALF_THPS * NR_SUB;
+	long long reads = 0;
+	size_t g, j, before, after;
+
+	memset(res, 0, sizeof(res));
+	for (g = 0; g < HALF_THPS * HALF; g++)
+		res[pages[g]] = true;
+	for (g = 0; g < n; g++) {
+		if (res[g])
+			continue;
+		if (g % 16 == 0) {
+			before = after = 0;
+			for (j = 1; j <= 16 && g >= 16; j++)
+				before += res[g - j];
+			for (j = 1; j <= 16 && g + j < n; j++)
+				after += res[g + j];
+			if (before >= 15 || after >= 15) {
+				memset(res + g / NR_SUB * NR_SUB, 1,
+				       NR_SUB * sizeof(res[0]));
+				continue;
+			}
+		}
+		res[g] = true;
+		reads++;
+	}
+	return reads;
+}
+
+/*
+ * swapin_enabled=auto's promotion: a sequential pass reads a few pages of
+ * each range 4 KiB, until a fault shows the run, and the collapse that
+ * promotes the range reads the rest with one read.
+ */
+TEST_F_TIMEOUT(swapin_auto, half_random_then_dense, TEST_TIMEOUT)
+{
+	const size_t bytes = HALF_THPS * THP_SIZE;
+	const uint64_t seed = 0x4a1fde45eULL;
+	size_t pages[HALF_THPS * HALF];
+	struct auto_snap a, b, d;
+	long long reads;
+	char *mem;
+	double t;
+
+	EXPECT_LE(0, vmstat_get("thp_swpin_collapse_read"))
+		TH_LOG("no thp_swpin_collapse_read in /proc/vmstat");
+	mem = half_read(_metadata, self->dev, seed, pages);
+	ASSERT_NE(NULL, mem);
+	reads = half_dense_reads(pages);
+	auto_snap(self->dev, &a);
+	t = now_ms();
+	touch_pages(mem, bytes);
+	t = now_ms() - t;
+	auto_snap(self->dev, &b);
+	TH_LOG("sequential pass over %d half-read THPs: %.1f ms", HALF_THPS, t);
+	auto_delta(&d, &a, &b);
+	LOG_DELTA("then dense", &d);
+	EXPECT_EQ(HALF_THPS, d.promoted);
+	EXPECT_EQ(0, d.promote_fb);
+	EXPECT_EQ(0, d.declined);
+	half_check(_metadata, "promoted", mem, seed, &d, reads);
+	thp_free(mem, bytes);
+}
+
+#define KHUGEPAGED	"/sys/kernel/mm/transparent_hugepage/khugepaged/"
+
+/*
+ * khugepaged itself, allowed to swap in 256 pages of a range (max_ptes_swap
+ * 511; with its default, 64, it leaves such a range alone): it collapses
+ * each range with one read.  Waits for the region to be PMD-mapped, at most
+ * 120 s.
+ */
+TEST_F_TIMEOUT(swapin_auto, half_random_khugepaged, TEST_TIMEOUT)
+{
+	const size_t bytes = HALF_THPS * THP_SIZE;
+	const uint64_t seed = 0x4a1f6b68ULL;
+	char sleep_ms[32] = "", to_scan[32] = "", swap[32] = "";
+	size_t pages[HALF_THPS * HALF];
+	struct auto_snap a, b, d;
+	long long kb = 0;
+	char *mem, *dummy;
+	double t;
+
+	EXPECT_LE(0, vmstat_get("thp_swpin_collapse_read"))
+		TH_LOG("no thp_swpin_collapse_read in /proc/vmstat");
+	ASSERT_LT(0, read_file(KHUGEPAGED "scan_sleep_millisecs", sleep_ms,
+			       sizeof(sleep_ms)));
+	ASSERT_LT(0, read_file(KHUGEPAGED "pages_to_scan", to_scan,
+			       sizeof(to_scan)));
+	ASSERT_LT(0, read_file(KHUGEPAGED "max_ptes_swap", swap,
+			       sizeof(swap)));
+	mem = half_read(_metadata, self->dev, seed, pages);
+	ASSERT_NE(NULL, mem);
+	write_each_thp(mem, pages);
+	/*
+	 * The last pages swapped in sit in the CPUs' LRU batches, where
+	 * khugepaged never looks (SCAN_PAGE_LRU): mlock() drains them all.
+	 */
+	dummy = mmap(NULL, PAGE_SZ, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, dummy);
+	ASSERT_EQ(0, mlock(dummy, PAGE_SZ));
+	munmap(dummy, PAGE_SZ);
+	auto_snap(self->dev, &a);
+	EXPECT_EQ(0, write_file(KHUGEPAGED "max_ptes_swap", "511"));
+	EXPECT_EQ(0, write_file(KHUGEPAGED "pages_to_scan", "4096"));
+	EXPECT_EQ(0, write_file(KHUGEPAGED "scan_sleep_millisecs", "0"));
+	for (t = now_ms(); now_ms() - t < 120e3; usleep(20000)) {
+		kb = smaps_range_kb(mem, bytes, "AnonHugePages");
+		if (kb == (long long)(bytes / KiB))
+			break;
+	}
+	t = now_ms() - t;
+	write_file(KHUGEPAGED "scan_sleep_millisecs", sleep_ms);
+	write_file(KHUGEPAGED "pages_to_scan", to_scan);
+	write_file(KHUGEPAGED "max_ptes_swap", swap);
+	auto_snap(self->dev, &b);
+	auto_delta(&d, &a, &b);
+	TH_LOG("khugepaged: AnonHugePages %lld kB after %.0f ms", kb, t);
+	half_check(_metadata, "khugepaged", mem, seed, &d, 0);
+	thp_free(mem, bytes);
+}
+
+/*
+ * Not one THP's own slots: here shared with a child (swap count 2), so the
+ * claim fails and the collapse swaps the missing pages in one by one, as
+ * before; it still collapses, and the one read is not counted.
+ */
+TEST_F_TIMEOUT(swapin_auto, half_random_shared, TEST_TIMEOUT)
+{
+	const size_t bytes = HALF_THPS * THP_SIZE;
+	const uint64_t seed = 0x4a1f54a7eULL;
+	size_t pages[HALF_THPS * HALF];
+	struct auto_snap a, b, c, d;
+	int pipefd[2], status;
+	char *mem;
+	pid_t pid;
+
+	EXPECT_LE(0, vmstat_get("thp_swpin_collapse_read"))
+		TH_LOG("no thp_swpin_collapse_read in /proc/vmstat");
+	mem = thp_out(_metadata, bytes, seed);
+	ASSERT_NE(NULL, mem);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* Holds a second reference on every slot until told. */
+		char ch;
+
+		close(pipefd[1]);
+		_exit(read(pipefd[0], &ch, 1) == 0 ? 0 : 1);
+	}
+	close(pipefd[0]);
+	auto_snap(self->dev, &a);
+	EXPECT_EQ(0, touch_sparse(_metadata, mem, HALF_THPS, HALF, seed,
+				  pages));
+	write_each_thp(mem, pages);
+	auto_snap(self->dev, &b);
+	EXPECT_EQ(0, madvise(mem, bytes, MADV_COLLAPSE))
+		TH_LOG("MADV_COLLAPSE: %s", strerror(errno));
+	auto_snap(self->dev, &c);
+	auto_delta(&d, &a, &b);
+	LOG_DELTA("shared, 50 % random", &d);
+	auto_delta(&d, &b, &c);
+	LOG_DELTA("shared, MADV_COLLAPSE", &d);
+	TH_LOG("thp_swpin_collapse_read +%lld pswpin +%lld", d.collapse_read,
+	       d.pswpin);
+	EXPECT_EQ(0, d.collapse_read);
+	EXPECT_EQ(0, d.dev_thp_reads);
+	EXPECT_EQ((long long)(bytes / KiB),
+		  smaps_range_kb(mem, bytes, "AnonHugePages"));
+	EXPECT_EQ(0, smaps_range_kb(mem, bytes, "Swap"));
+	EXPECT_EQ(0, verify(_metadata, "shared", mem, bytes, seed, 0));
+	close(pipefd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+	thp_free(mem, bytes);
 }
 
 /* The knob takes exactly its four values. */

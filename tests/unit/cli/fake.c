@@ -13,6 +13,7 @@
  *                                    thp_swpin_promote_fallback,
  *                                    thp_swpout_pte_mapped, thp_split_reclaim,
  *                                    thp_swpin_shared
+ *                                    thp_swpin_collapse_read
  *   authoritative INDEX              the device's THPSWAP_INFO_F_AUTHORITATIVE
  *   node INDEX N                     the device's RAM is on NUMA node N
  *   numa_nodes N                     nodes 0..N-1 exist (default 1); add
@@ -80,6 +81,7 @@ static const char *const stat_name[__THPSWAP_STAT_CNT] = {
 	[THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED] = "thp_swpout_pte_mapped",
 	[THPSWAP_STAT_THP_SPLIT_RECLAIM] = "thp_split_reclaim",
 	[THPSWAP_STAT_THP_SWPIN_SHARED] = "thp_swpin_shared",
+	[THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ] = "thp_swpin_collapse_read",
 };
 
 static struct fdev devs[MAXD];
@@ -118,7 +120,8 @@ static bool is_global(int stat)
 	       stat == THPSWAP_STAT_THP_SWPIN_DECLINED || stat == THPSWAP_STAT_THP_SWPIN_PROMOTED ||
 	       stat == THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK ||
 	       stat == THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED || stat == THPSWAP_STAT_THP_SPLIT_RECLAIM ||
-	       stat == THPSWAP_STAT_THP_SWPIN_SHARED;
+	       stat == THPSWAP_STAT_THP_SWPIN_SHARED ||
+	       stat == THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ;
 }
 
 static struct fdev *find(uint32_t index)
@@ -170,6 +173,7 @@ static void fill(struct fdev *f)
 	d->thp_swpout = d->thp_swpout_fallback = d->thp_swpin = d->thp_swpin_fallback = 0;
 	d->thp_swpin_declined = d->thp_swpin_promoted = d->thp_swpin_promote_fallback = 0;
 	d->thp_swpout_pte_mapped = d->thp_split_reclaim = d->thp_swpin_shared = 0;
+	d->thp_swpin_collapse_read = 0;
 	for (unsigned int i = 0; i < nr_stats && i < __THPSWAP_STAT_CNT; i++)
 		dev_set_stat(d, i, v[i]);
 }
