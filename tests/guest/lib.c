@@ -205,6 +205,7 @@ int vmstat_snap(struct vmstat_snap *s)
 	s->thp_swpin_fallback = find_key(bigbuf, "thp_swpin_fallback", " ");
 	s->thp_swpin_declined = find_key(bigbuf, "thp_swpin_declined", " ");
 	s->thp_swpin_promoted = find_key(bigbuf, "thp_swpin_promoted", " ");
+	s->thp_swpin_shared = find_key(bigbuf, "thp_swpin_shared", " ");
 	return 0;
 }
 
@@ -223,6 +224,7 @@ void vmstat_delta(struct vmstat_snap *d, const struct vmstat_snap *a,
 	DELTA(thp_swpin_fallback);
 	DELTA(thp_swpin_declined);
 	DELTA(thp_swpin_promoted);
+	DELTA(thp_swpin_shared);
 }
 
 long long meminfo_kb(const char *key)

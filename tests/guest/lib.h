@@ -85,6 +85,7 @@ struct vmstat_snap {
 	long long thp_split_pmd, thp_fault_alloc, thp_collapse_alloc;
 	long long thp_swpin, thp_swpin_fallback;	/* -1: not this kernel */
 	long long thp_swpin_declined, thp_swpin_promoted;	/* ditto */
+	long long thp_swpin_shared;				/* ditto */
 };
 int vmstat_snap(struct vmstat_snap *s);
 void vmstat_delta(struct vmstat_snap *d, const struct vmstat_snap *a,

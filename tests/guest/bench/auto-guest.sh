@@ -24,6 +24,10 @@
 #   PCTS       % of its pages read back: 100 is the dense cycle (every
 #              page, in order), below 100 pages at random in a random
 #              order (default "100 1 10 50")
+#   FORK       1 (default): also fork-SIZE_MIB, the dense cycle read back by
+#              the process and a child forked after the page-out, side by
+#              side (thpswap-mem --fork: every slot shared, as after a
+#              BGSAVE fork); 0: not
 #   PRESSURE   1 (default): also the memory.max workloads seq-2p, seq-4p,
 #              rand-2p (RAND_PCT % read back) and mt-4t of make bench; 0: not
 #   PR_MAX_MIB, PR_TOTAL_MIB, RAND_PCT   as bench-guest.sh (192, 384, 1)
@@ -36,11 +40,11 @@
 set -u
 
 KERNEL=unknown MODES="always never auto" DEVICES=thpswap-keep REPS=3
-SIZE_MIB=512 PCTS="100 1 10 50" PRESSURE=1 PR_MAX_MIB=192 PR_TOTAL_MIB=384
+SIZE_MIB=512 PCTS="100 1 10 50" FORK=1 PRESSURE=1 PR_MAX_MIB=192 PR_TOTAL_MIB=384
 RAND_PCT=1 SWAP_MIB=
 for arg in "$@"; do
 	case "$arg" in
-	KERNEL=*|MODES=*|DEVICES=*|REPS=*|SIZE_MIB=*|PCTS=*|PRESSURE=*|\
+	KERNEL=*|MODES=*|DEVICES=*|REPS=*|SIZE_MIB=*|PCTS=*|FORK=*|PRESSURE=*|\
 	PR_MAX_MIB=*|PR_TOTAL_MIB=*|RAND_PCT=*|SWAP_MIB=*)
 		eval "${arg%%=*}=\"\${arg#*=}\"" ;;
 	*) echo "# auto-guest.sh: unknown argument '$arg'"; exit 2 ;;
@@ -60,6 +64,11 @@ workloads() {	# workloads REP LABEL DEV (DEV: the block device's name)
 			thpswap-mem --size "$SIZE_MIB" --cycles 1 --seed "$1" \
 			--touch-pct "$p" --dev "$3" --quiet
 	done
+	if [ "$FORK" = 1 ]; then
+		run "$1" "$2" "fork-$SIZE_MIB" swapbench exec --dev "$3" -- \
+			thpswap-mem --size "$SIZE_MIB" --cycles 1 --seed "$1" \
+			--fork --dev "$3" --quiet
+	fi
 	[ "$PRESSURE" = 1 ] || return 0
 	for wl in seq seq2 rand mt; do
 		n=$NCPU t=1 acc=seq

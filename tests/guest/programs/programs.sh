@@ -17,6 +17,14 @@
 #           redis-benchmark GETs of uniformly random keys and of a hot 10 %.
 #           Verified: the digest after loading and after both passes equals
 #           the reference, every GET hit (keyspace_misses unchanged).
+#           Then BGSAVE while the data set is swapped out (the memcg's
+#           memory.reclaim pushes out what it can first): redis forks a
+#           child that reads every value, so every swapped-out slot is
+#           shared by two processes (patches/0012), and writes the dump to
+#           the guest's /tmp (a tmpfs, charged to the memcg).  Verified:
+#           the save succeeded, the parent's digest is unchanged, and a
+#           second redis-server (outside the memcg) loads the dump to the
+#           reference digest.  Its record is wl=bgsave.
 #   sqlite  sqlite3 with an in-memory database of SQL_ROWS rows (~2.1 KB
 #           each) under memory.max = SQL_MAX_MIB: load, full scan, index
 #           range scan, random point lookups.  Verified: PRAGMA
@@ -49,7 +57,7 @@
 # the machine, see cg_enter_limit),
 # REDIS_MIB, REDIS_MAX_MIB, REDIS_GETS, SQL_ROWS, SQL_MAX_MIB, SQL_POINTS,
 # CC_DIR, CC_MAX_MIB, MAGICK_PX, MAGICK_MAX_MIB, INJECT (any of redis,
-# sqlite, cc, magick: corrupt that
+# bgsave, sqlite, cc, magick: corrupt that
 # workload's result on purpose, to see its check fail).
 # On a kernel with mTHP (Debian's 6.12, 7.3) every size is enabled and
 # zswap must be off, as in make bench (mthp.sh, which tests/vm/run --add
@@ -116,7 +124,7 @@ injecting() { case " $INJECT " in *" $1 "*) return 0 ;; esac; return 1; }
 # thp_split_reclaim, patches/0011), or out whole (thp_swpout; of those,
 # mapped by PTEs only: thp_swpout_pte_mapped, 0011).
 VMKEYS="pswpin pswpout pgmajfault thp_swpout thp_swpout_fallback thp_swpin thp_swpin_fallback
-	thp_fault_alloc thp_fault_fallback thp_fault_fallback_charge thp_split_page
+	thp_swpin_shared thp_fault_alloc thp_fault_fallback thp_fault_fallback_charge thp_split_page
 	thp_split_pmd thp_deferred_split_page thp_split_reclaim thp_swpout_pte_mapped"
 vmsnap() {
 	for k in $VMKEYS; do
@@ -281,6 +289,58 @@ bench_get() {
 	# "test","rps","avg_latency_ms","min_latency_ms","p50","p95","p99","max"
 	tr -d '"' < /tmp/bench.csv | awk -F, '$1 ~ /^GET/ { print $2, $7; f = 1 } END { exit !f }'
 }
+# redis_bgsave REP REF DIGEST KEYS: BGSAVE of the running server (its digest
+# DIGEST) while its data set is swapped out; the dump loaded by a second
+# server must give REF.  Prints the wl=bgsave record.
+redis_bgsave() {
+	local rep=$1 ref=$2 dig=$3 keys=$4 sock2=/tmp/redis2.sock i st d2 d3 n3 pid2
+	local before after t0 sw save_s rdb_mib
+	rm -f /tmp/dump.rdb
+	# Push out what memory.reclaim can (EAGAIN when it fell short: fine).
+	echo "$(cat $CG/memory.current)" > $CG/memory.reclaim 2> /dev/null
+	sw=$(($(cat $CG/memory.swap.current) / 1048576))
+	before=$(vmsnap)
+	t0=$(now)
+	rcli bgsave | grep -q 'Background saving started'
+	check $? "bgsave $rep: BGSAVE started (${sw} MiB of the memcg in swap)"
+	# The end of a BGSAVE shows only in INFO: poll it, bounded (10 min).
+	i=0
+	while [ "$(info_field persistence rdb_bgsave_in_progress)" != 0 ] && [ $i -lt 12000 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	save_s=$(since "$t0")
+	after=$(vmsnap)
+	st=$(info_field persistence rdb_last_bgsave_status)
+	[ "$st" = ok ] && [ -s /tmp/dump.rdb ]
+	check $? "bgsave $rep: the save finished in ${save_s} s (status $st, $(wc -c < /tmp/dump.rdb 2>/dev/null) bytes)"
+	rdb_mib=$(($(wc -c < /tmp/dump.rdb 2>/dev/null || echo 0) / 1048576))
+	d2=$(rcli debug digest)
+	[ -n "$dig" ] && [ "$d2" = "$dig" ]
+	check $? "bgsave $rep: the server's digest unchanged by the save ($dig -> $d2)"
+	# The dump, loaded by a second server outside the memcg.
+	rm -f $sock2
+	host redis-server --port 0 --unixsocket $sock2 --save '' --appendonly no \
+		--enable-debug-command yes --dir /tmp --dbfilename dump.rdb \
+		--logfile /tmp/redis2.log &
+	pid2=$!
+	i=0
+	# PONG once the dump is loaded (LOADING before): polled, bounded.
+	until host redis-cli -s $sock2 ping 2>/dev/null | grep -q PONG; do
+		i=$((i + 1))
+		[ $i -lt 6000 ] && kill -0 $pid2 2>/dev/null || break
+		sleep 0.1
+	done
+	injecting bgsave && host redis-cli -s $sock2 setrange key:000000000007 3 X > /dev/null
+	d3=$(host redis-cli -s $sock2 debug digest 2>/dev/null)
+	n3=$(host redis-cli -s $sock2 dbsize 2>/dev/null)
+	[ -n "$ref" ] && [ "$d3" = "$ref" ] && [ "$n3" = "$keys" ]
+	check $? "bgsave $rep: the dump loads to the reference digest ($ref: $d3, $n3 of $keys keys)"
+	host redis-cli -s $sock2 shutdown nosave > /dev/null 2>&1
+	wait $pid2
+	rm -f /tmp/dump.rdb
+	echo "P kernel=$KERNEL config=$CONFIG rep=$rep wl=bgsave keys=$keys swapped_mib=$sw save_s=$save_s rdb_mib=$rdb_mib $(vmdelta "$before" "$after")"
+}
 wl_redis() {	# wl_redis REP
 	rep=$1
 	cg_fresh
@@ -334,6 +394,7 @@ wl_redis() {	# wl_redis REP
 	check $? "redis $rep: DEBUG DIGEST unchanged (reference $ref, after load $d0, after GETs $d1)"
 	[ -n "$misses0" ] && [ "$misses0" = "$misses1" ]
 	check $? "redis $rep: every GET hit a key (keyspace_misses $misses0 -> $misses1)"
+	redis_bgsave "$rep" "$ref" "$d1" "$keys2"
 	rcli shutdown nosave > /dev/null 2>&1
 	wait $rpid
 	echo "P kernel=$KERNEL config=$CONFIG rep=$rep wl=redis keys=$keys2 peak_nolimit=$peak swap_mib=$swap_mib load_s=$load_s uni_s=$uni_s uni_rps=${r1% *} uni_p99_ms=${r1#* } hot_s=$hot_s hot_rps=${r2% *} hot_p99_ms=${r2#* } retention_pct=$ret $(vmdelta "$before" "$after")"
