@@ -274,6 +274,17 @@ for i in range(n):
 print(n, file=sys.stderr)
 '
 rcli() { host redis-cli -s $SOCK "$@"; }
+# redis_up SOCK PID TRIES: wait until the server PID answers PING on SOCK
+# (after loading its data: LOADING before), polled every 0.1 s, at most
+# TRIES times; false if it died or never answered.
+redis_up() {
+	local i=0
+	until host redis-cli -s "$1" ping 2>/dev/null | grep -q PONG; do
+		i=$((i + 1))
+		[ $i -lt "$3" ] && kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1	# polling for the socket, bounded: not synchronisation
+	done
+}
 redis_load() {	# prints the number of keys
 	host python3 -c "$REDIS_GEN" "$REDIS_MIB" 2> /tmp/redis.n |
 		host redis-cli -s $SOCK --pipe > /tmp/redis.pipe 2>&1 || return 1
@@ -324,13 +335,8 @@ redis_bgsave() {
 		--enable-debug-command yes --dir /tmp --dbfilename dump.rdb \
 		--logfile /tmp/redis2.log &
 	pid2=$!
-	i=0
-	# PONG once the dump is loaded (LOADING before): polled, bounded.
-	until host redis-cli -s $sock2 ping 2>/dev/null | grep -q PONG; do
-		i=$((i + 1))
-		[ $i -lt 6000 ] && kill -0 $pid2 2>/dev/null || break
-		sleep 0.1
-	done
+	# Up once the dump is loaded; the digest check below says if not.
+	redis_up $sock2 $pid2 6000
 	injecting bgsave && host redis-cli -s $sock2 setrange key:000000000007 3 X > /dev/null
 	d3=$(host redis-cli -s $sock2 debug digest 2>/dev/null)
 	n3=$(host redis-cli -s $sock2 dbsize 2>/dev/null)
@@ -350,13 +356,8 @@ wl_redis() {	# wl_redis REP
 		--disable-thp no --enable-debug-command yes --dir /tmp \
 		--logfile /tmp/redis.log &
 	rpid=$!
-	i=0
-	until rcli ping 2>/dev/null | grep -q PONG; do
-		i=$((i + 1))
-		[ $i -lt 600 ] && kill -0 $rpid 2>/dev/null ||
-			{ not_ok "redis $rep: redis-server did not start"; cat /tmp/redis.log; return; }
-		sleep 0.1	# polling for the socket, bounded: not synchronisation
-	done
+	redis_up $SOCK $rpid 600 ||
+		{ not_ok "redis $rep: redis-server did not start"; cat /tmp/redis.log; return; }
 	keys=$(redis_load)
 	check $? "redis $rep: reference load without a limit ($keys keys, ${REDIS_MIB} MiB of values)"
 	ref=$(rcli debug digest)
