@@ -4,7 +4,8 @@
  * a THP in whole where the access is dense and 4 KiB where it is sparse
  * (thp_swpin, thp_swpin_declined, thp_swpin_promoted), and the one read of
  * a THP's cluster that brings a half-read range's missing pages back when it
- * is collapsed (thp_swpin_collapse_read).
+ * is collapsed (thp_swpin_collapse_read), also with a child sharing the slots
+ * and with swapoff running at the same time.
  *
  * Precondition (done by swapin.sh): as for swapin_test.  Each case sets
  * swapin_enabled=auto and puts the old value back.  Every word read back is
@@ -685,6 +686,204 @@ TEST_F_TIMEOUT(swapin_auto, half_random_shared, TEST_TIMEOUT)
 		TH_LOG("child: status %#x (3: bad words, 4: swap left)",
 		       status);
 	thp_free(mem, bytes);
+}
+
+/*
+ * The process that runs swapoff of @path when told ('s' on @cmd), forked
+ * before anything of the caller's is in swap: a fork after that would share
+ * the caller's slots and write-protect its PTEs.  With @bytes > 0 it first
+ * has that much of 4 KiB pages of its own, which it swaps out when told ('o'
+ * on @cmd; it answers 'r' on @ready once they are out, 'x' if they did not
+ * go): after the caller's region, so that swapoff's try_to_unuse(), which
+ * takes the mms most recently put on the swap list first, reads them back
+ * one by one before it gets to the caller.  Exits with swapoff's errno, or
+ * 0, or 200 if a word of its own pages came back wrong.
+ */
+static pid_t swapoff_helper(const char *path, size_t bytes, uint64_t seed,
+			    int cmd[2], int ready[2])
+{
+	char *p = NULL, c;
+	pid_t pid;
+	int err;
+
+	if (pipe(cmd) || pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid) {
+		close(cmd[0]);
+		close(ready[1]);
+		return pid;
+	}
+	close(cmd[1]);
+	close(ready[0]);
+	if (bytes) {
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || madvise(p, bytes, MADV_NOHUGEPAGE))
+			_exit(201);
+		pattern_fill(p, bytes, seed, 0);
+		if (read(cmd[0], &c, 1) != 1 || c != 'o')
+			_exit(201);
+		c = madvise(p, bytes, MADV_PAGEOUT) ||
+		    smaps_range_kb(p, bytes, "Swap") !=
+		    (long long)(bytes / KiB) ? 'x' : 'r';
+		if (write(ready[1], &c, 1) != 1 || c != 'r')
+			_exit(201);
+	}
+	if (read(cmd[0], &c, 1) != 1 || c != 's')
+		_exit(201);
+	err = -do_swapoff(path);
+	if (err)
+		_exit(err);
+	_exit(bytes && pattern_verify(p, bytes, seed, 0, NULL) ? 200 : 0);
+}
+
+/* Wait for @pid; its exit status, or -1 if a signal ended it. */
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * swapoff racing the collapse read.  Each round half-reads a region, then
+ * another process runs swapoff while this one collapses the region with
+ * MADV_COLLAPSE; every other round a child forked after the page-out holds
+ * a second reference on every slot (the shared claim).
+ *  - Rounds 0 and 1: the swapoff process's own 4 KiB pages come first on
+ *    swapoff's list, so swapoff is well into try_to_unuse() (SwapTotal has
+ *    dropped) when the collapse claims the slots and reads them: the read
+ *    must hold swapoff off with its device reference, and swapoff must
+ *    then find the slots freed.
+ *  - Rounds 2 and 3: swapoff goes for this process's mm at once and meets
+ *    the collapse on its mmap_lock; whichever goes first, the other must
+ *    cope.  If swapoff brought the pages in first, MADV_COLLAPSE may find
+ *    one locked or on a CPU's LRU batch (EAGAIN): it is tried again after.
+ * In every round every word is checked in every process, swapoff succeeds,
+ * nothing is left in swap, and after swapon all of it is free.
+ */
+TEST_F_TIMEOUT(swapin_auto, half_random_swapoff_race, TEST_TIMEOUT)
+{
+	const size_t bytes = HALF_THPS * THP_SIZE;
+	const int rounds = 4;
+	int round, hold[2], cmd[2], ready[2], ret, err, status, overlaps = 0;
+	size_t pages[HALF_THPS * HALF];
+	long long total, reads = 0;
+	struct auto_snap a, b, d;
+	bool shared, busy, done;
+	pid_t holder, off;
+	char path[64], ch;
+	uint64_t seed;
+	char *mem;
+	double t;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/dev/%s", self->dev);
+	ASSERT_TRUE(swap_active(path)) TH_LOG("%s is not swapped on", path);
+	for (round = 0; round < rounds; round++) {
+		seed = 0x4a1f0ffULL + round;
+		shared = round & 1;
+		busy = round < 2;
+		off = swapoff_helper(path, busy ? scaled(64 * MiB) : 0, ~seed,
+				     cmd, ready);
+		ASSERT_LE(0, off);
+		mem = thp_out(_metadata, bytes, seed);
+		ASSERT_NE(NULL, mem);
+		holder = -1;
+		if (shared) {
+			ASSERT_EQ(0, pipe(hold));
+			holder = fork();
+			ASSERT_LE(0, holder);
+			if (!holder) {
+				close(hold[1]);
+				if (read(hold[0], &ch, 1) != 1)
+					_exit(2);
+				if (pattern_verify(mem, bytes, seed, 0, NULL))
+					_exit(3);
+				_exit(smaps_range_kb(mem, bytes, "Swap") ? 4 : 0);
+			}
+			close(hold[0]);
+		}
+		EXPECT_EQ(0, touch_sparse(_metadata, mem, HALF_THPS, HALF, seed,
+					  pages));
+		write_each_thp(mem, pages);
+		if (busy) {
+			ASSERT_EQ(1, write(cmd[1], "o", 1));
+			ASSERT_EQ(1, read(ready[0], &ch, 1));
+			ASSERT_EQ('r', ch) TH_LOG("ballast not swapped out");
+		}
+		total = meminfo_kb("SwapTotal");
+		auto_snap(self->dev, &a);
+		ASSERT_EQ(1, write(cmd[1], "s", 1));
+		/* swapoff takes the device's pages off SwapTotal first. */
+		done = false;
+		for (t = now_ms(); meminfo_kb("SwapTotal") == total && !done &&
+		     now_ms() - t < 60e3;)
+			done = waitpid(off, &status, WNOHANG) == off;
+		EXPECT_GT(total, meminfo_kb("SwapTotal"))
+			TH_LOG("round %d: swapoff did not start", round);
+		ret = madvise(mem, bytes, MADV_COLLAPSE) ? errno : 0;
+		if (!done)
+			done = waitpid(off, &status, WNOHANG) == off;
+		if (!done) {
+			overlaps += busy;
+			if (waitpid(off, &status, 0) != off)
+				status = -1;
+		}
+		err = status != -1 && WIFEXITED(status) ?
+		      WEXITSTATUS(status) : -1;
+		close(cmd[1]);
+		close(ready[0]);
+		auto_snap(self->dev, &b);
+		auto_delta(&d, &a, &b);
+		TH_LOG("round %d (%s, %s): MADV_COLLAPSE %s, collapse_read +%lld, device thp_reads +%lld page_reads +%lld, swapoff %s",
+		       round, shared ? "shared" : "private",
+		       busy ? "swapoff busy elsewhere" : "swapoff at once",
+		       ret ? strerror(ret) : "ok", d.collapse_read,
+		       d.dev_thp_reads, d.dev_page_reads,
+		       done ? "over by then" : "still running");
+		EXPECT_EQ(0, err) TH_LOG("round %d: swapoff process: %d (%s)",
+					 round, err, err > 0 && err < 200 ?
+					 strerror(err) : "bad words, or killed");
+		if (busy) {
+			EXPECT_EQ(0, ret);
+			EXPECT_EQ(HALF_THPS, d.collapse_read);
+		} else {
+			EXPECT_TRUE(!ret || ret == EAGAIN);
+			if (ret)
+				EXPECT_EQ(0, madvise(mem, bytes, MADV_COLLAPSE))
+					TH_LOG("MADV_COLLAPSE after swapoff: %s",
+					       strerror(errno));
+		}
+		reads += d.collapse_read;
+		EXPECT_EQ((long long)(bytes / KiB),
+			  smaps_range_kb(mem, bytes, "AnonHugePages"));
+		EXPECT_EQ(0, smaps_range_kb(mem, bytes, "Swap"));
+		EXPECT_EQ(0, verify(_metadata, "after the race", mem, bytes,
+				    seed, 0));
+		if (shared) {
+			/* The parent's copy is its own: the child must not see this. */
+			for (i = 0; i < HALF_THPS; i++)
+				*(volatile uint64_t *)(mem + i * THP_SIZE + 8) ^=
+					~0ULL;
+			ASSERT_EQ(1, write(hold[1], "g", 1));
+			close(hold[1]);
+			EXPECT_EQ(0, wait_status(holder))
+				TH_LOG("round %d: child (3: bad words, 4: swap left)",
+				       round);
+		}
+		EXPECT_EQ(0, do_swapon(path, 0));
+		EXPECT_EQ(meminfo_kb("SwapTotal"), meminfo_kb("SwapFree"));
+		thp_free(mem, bytes);
+	}
+	TH_LOG("%d rounds: %lld collapse reads, %d of 2 collapses ended while swapoff still ran",
+	       rounds, reads, overlaps);
+	/* The read ran inside swapoff's try_to_unuse() at least once. */
+	EXPECT_LT(0, overlaps);
+	EXPECT_TRUE(swap_active(path));
 }
 
 /* The knob takes exactly its four values. */
