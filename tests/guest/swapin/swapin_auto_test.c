@@ -614,6 +614,47 @@ TEST_F_TIMEOUT(swapin_auto, half_random_khugepaged, TEST_TIMEOUT)
 	thp_free(mem, bytes);
 }
 
+/* Wait for @pid; its exit status, or -1 if a signal ended it. */
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * A child, forked now (after the page-out: it shares every slot of @mem),
+ * that holds its references until told (a byte on *@go), then reads all of
+ * its copy: exits 0 if every word is right and nothing of it is left in
+ * swap, 3 if a word is wrong, 4 if some is still in swap.
+ */
+static pid_t holder_start(const char *mem, size_t bytes, uint64_t seed,
+			  int *go)
+{
+	int fd[2];
+	pid_t pid;
+	char ch;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid) {
+		close(fd[0]);
+		if (pid < 0)
+			close(fd[1]);
+		*go = fd[1];
+		return pid;
+	}
+	close(fd[1]);
+	if (read(fd[0], &ch, 1) != 1)
+		_exit(2);
+	if (pattern_verify(mem, bytes, seed, 0, NULL))
+		_exit(3);
+	_exit(smaps_range_kb(mem, bytes, "Swap") ? 4 : 0);
+}
+
 /*
  * Shared with a child forked after the page-out (swap count 2, as after a
  * redis BGSAVE fork): the collapse still reads each range with one read,
@@ -627,34 +668,17 @@ TEST_F_TIMEOUT(swapin_auto, half_random_shared, TEST_TIMEOUT)
 	const uint64_t seed = 0x4a1f54a7eULL;
 	size_t pages[HALF_THPS * HALF];
 	struct auto_snap a, b, c, d;
-	int pipefd[2], status;
 	char *mem;
 	pid_t pid;
 	size_t i;
+	int go;
 
 	EXPECT_LE(0, vmstat_get("thp_swpin_collapse_read"))
 		TH_LOG("no thp_swpin_collapse_read in /proc/vmstat");
 	mem = thp_out(_metadata, bytes, seed);
 	ASSERT_NE(NULL, mem);
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
+	pid = holder_start(mem, bytes, seed, &go);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		/*
-		 * Holds a second reference on every slot until told, then
-		 * reads all of its copy: 0 if every word is right and
-		 * nothing of it is left in swap.
-		 */
-		char ch;
-
-		close(pipefd[1]);
-		if (read(pipefd[0], &ch, 1) != 1)
-			_exit(2);
-		if (pattern_verify(mem, bytes, seed, 0, NULL))
-			_exit(3);
-		_exit(smaps_range_kb(mem, bytes, "Swap") == 0 ? 0 : 4);
-	}
-	close(pipefd[0]);
 	auto_snap(self->dev, &a);
 	EXPECT_EQ(0, touch_sparse(_metadata, mem, HALF_THPS, HALF, seed,
 				  pages));
@@ -679,12 +703,10 @@ TEST_F_TIMEOUT(swapin_auto, half_random_shared, TEST_TIMEOUT)
 	/* The parent's copy is its own: the child must not see this. */
 	for (i = 0; i < HALF_THPS; i++)
 		*(volatile uint64_t *)(mem + i * THP_SIZE + 8) ^= ~0ULL;
-	ASSERT_EQ(1, write(pipefd[1], "g", 1));
-	close(pipefd[1]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child: status %#x (3: bad words, 4: swap left)",
-		       status);
+	ASSERT_EQ(1, write(go, "g", 1));
+	close(go);
+	EXPECT_EQ(0, wait_status(pid))
+		TH_LOG("child (3: bad words, 4: swap left)");
 	thp_free(mem, bytes);
 }
 
@@ -738,16 +760,6 @@ static pid_t swapoff_helper(const char *path, size_t bytes, uint64_t seed,
 	_exit(bytes && pattern_verify(p, bytes, seed, 0, NULL) ? 200 : 0);
 }
 
-/* Wait for @pid; its exit status, or -1 if a signal ended it. */
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /*
  * swapoff racing the collapse read.  Each round half-reads a region, then
  * another process runs swapoff while this one collapses the region with
@@ -769,7 +781,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_swapoff_race, TEST_TIMEOUT)
 {
 	const size_t bytes = HALF_THPS * THP_SIZE;
 	const int rounds = 4;
-	int round, hold[2], cmd[2], ready[2], ret, err, status, overlaps = 0;
+	int round, hold, cmd[2], ready[2], ret, err, status, overlaps = 0;
 	size_t pages[HALF_THPS * HALF];
 	long long total, reads = 0;
 	struct auto_snap a, b, d;
@@ -794,18 +806,8 @@ TEST_F_TIMEOUT(swapin_auto, half_random_swapoff_race, TEST_TIMEOUT)
 		ASSERT_NE(NULL, mem);
 		holder = -1;
 		if (shared) {
-			ASSERT_EQ(0, pipe(hold));
-			holder = fork();
+			holder = holder_start(mem, bytes, seed, &hold);
 			ASSERT_LE(0, holder);
-			if (!holder) {
-				close(hold[1]);
-				if (read(hold[0], &ch, 1) != 1)
-					_exit(2);
-				if (pattern_verify(mem, bytes, seed, 0, NULL))
-					_exit(3);
-				_exit(smaps_range_kb(mem, bytes, "Swap") ? 4 : 0);
-			}
-			close(hold[0]);
 		}
 		EXPECT_EQ(0, touch_sparse(_metadata, mem, HALF_THPS, HALF, seed,
 					  pages));
@@ -869,8 +871,8 @@ TEST_F_TIMEOUT(swapin_auto, half_random_swapoff_race, TEST_TIMEOUT)
 			for (i = 0; i < HALF_THPS; i++)
 				*(volatile uint64_t *)(mem + i * THP_SIZE + 8) ^=
 					~0ULL;
-			ASSERT_EQ(1, write(hold[1], "g", 1));
-			close(hold[1]);
+			ASSERT_EQ(1, write(hold, "g", 1));
+			close(hold);
 			EXPECT_EQ(0, wait_status(holder))
 				TH_LOG("round %d: child (3: bad words, 4: swap left)",
 				       round);
