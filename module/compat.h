@@ -76,4 +76,11 @@ enum swap_cluster_event {
  * read as 0.
  */
 
+/*
+ * The THP_SWPIN_HANDOFF vm event (patches/0014, a THP that another thread
+ * of the process swapped in, mapped by the thread holding the mmap write
+ * lock with its own) is summed into the stats when
+ * THPSWAP_HAVE_VM_THP_SWPIN_HANDOFF is set, else read as 0.
+ */
+
 #endif /* _THPSWAP_COMPAT_H */

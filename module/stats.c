@@ -46,6 +46,7 @@ const char *const thpswap_stat_names[THPSWAP_NR_STATS] = {
 	[THPSWAP_STAT_THP_SPLIT_RECLAIM] = "thp_split_reclaim",
 	[THPSWAP_STAT_THP_SWPIN_SHARED] = "thp_swpin_shared",
 	[THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ] = "thp_swpin_collapse_read",
+	[THPSWAP_STAT_THP_SWPIN_HANDOFF] = "thp_swpin_handoff",
 };
 
 struct thpswap_pcpu_stats __percpu *thpswap_stats_alloc(void)
@@ -107,6 +108,10 @@ static void thpswap_snap_vm_events(u64 *v)
 #ifdef THPSWAP_HAVE_VM_THP_SWPIN_COLLAPSE_READ
 	v[THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ] =
 		thpswap_sum_vm_event(THP_SWPIN_COLLAPSE_READ);
+#endif
+#ifdef THPSWAP_HAVE_VM_THP_SWPIN_HANDOFF
+	v[THPSWAP_STAT_THP_SWPIN_HANDOFF] =
+		thpswap_sum_vm_event(THP_SWPIN_HANDOFF);
 #endif
 }
 #else

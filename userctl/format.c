@@ -73,6 +73,8 @@ const struct tsw_vm_event_def tsw_vm_events[TSW_NR_VM_EVENTS] = {
 	  offsetof(struct tsw_dev, thp_swpin_shared), true },
 	{ "thp_swpin_collapse_read", "collapses that read the missing pages at once",
 	  offsetof(struct tsw_dev, thp_swpin_collapse_read), true },
+	{ "thp_swpin_handoff", "THPs mapped by another thread with its own",
+	  offsetof(struct tsw_dev, thp_swpin_handoff), true },
 };
 
 uint64_t tsw_vm_event(const struct tsw_dev *d, size_t i)
@@ -365,6 +367,8 @@ void dump_dev(FILE *f, const struct tsw_dev *d)
 	fprintf(f, "\t%" PRIu64, d->thp_swpin_shared);
 	/* 44: stat 29 */
 	fprintf(f, "\t%" PRIu64, d->thp_swpin_collapse_read);
+	/* 45: stat 30 */
+	fprintf(f, "\t%" PRIu64, d->thp_swpin_handoff);
 	fputc('\n', f);
 }
 

@@ -89,7 +89,7 @@ struct tsw_vm_event_def {
 	bool patched;		/* only a patched kernel has it */
 };
 
-#define TSW_NR_VM_EVENTS 11
+#define TSW_NR_VM_EVENTS 12
 extern const struct tsw_vm_event_def tsw_vm_events[TSW_NR_VM_EVENTS];
 
 /* One device, as both transports report it. */
@@ -120,6 +120,7 @@ struct tsw_dev {
 	uint64_t thp_split_reclaim;
 	uint64_t thp_swpin_shared;	/* patches/0012 kernels, else 0 */
 	uint64_t thp_swpin_collapse_read; /* patches/0013 kernels, else 0 */
+	uint64_t thp_swpin_handoff;	/* patches/0014 kernels, else 0 */
 	/* From /proc/swaps (swaps.c), not from the module. */
 	bool swap_active;
 	int swap_prio;

@@ -475,6 +475,9 @@ void dev_set_stat(struct tsw_dev *d, unsigned int stat, uint64_t v)
 	case THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ:
 		d->thp_swpin_collapse_read = v;
 		break;
+	case THPSWAP_STAT_THP_SWPIN_HANDOFF:
+		d->thp_swpin_handoff = v;
+		break;
 	default:	/* newer than this build */
 		break;
 	}

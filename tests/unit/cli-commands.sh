@@ -164,6 +164,7 @@ global thp_swpout_pte_mapped 9
 global thp_split_reclaim 4
 global thp_swpin_shared 6
 global thp_swpin_collapse_read 7
+global thp_swpin_handoff 8
 STATE
 kstats() { THPSWAPCTL_FAKE=$K run 0 stats "$@"; }
 kdump() { THPSWAPCTL_FAKE=$K run 0 dump; }
@@ -188,8 +189,9 @@ kstats && kv thp_swpout 120 "THPs swapped out whole" && kv thp_swpout_fallback 7
 	kv thp_split_reclaim 4 "THPs split before swap-out: only partly mapped" &&
 	kv thp_swpin_shared 6 "THPs mapped whole, shared with other processes" &&
 	kv thp_swpin_collapse_read 7 "collapses that read the missing pages at once" &&
-	[ "$(sed -n '/^all swap devices/,$p' "$tmp/out" | wc -l)" = 12 ]
-ok $? "stats: the vm events block lists thp_swpout, thp_swpin, their fallbacks, the swapin_enabled=auto events, the PTE-mapped swap-out ones, thp_swpin_shared and thp_swpin_collapse_read"
+	kv thp_swpin_handoff 8 "THPs mapped by another thread with its own" &&
+	[ "$(sed -n '/^all swap devices/,$p' "$tmp/out" | wc -l)" = 13 ]
+ok $? "stats: the vm events block lists thp_swpout, thp_swpin, their fallbacks, the swapin_enabled=auto events, the PTE-mapped swap-out ones, thp_swpin_shared, thp_swpin_collapse_read and thp_swpin_handoff"
 [ "$(sed -n '/^all swap devices/,$p' "$tmp/out" | sed 1d | awk '{ print index($0, $2) + length($2) }' | sort -u | wc -l)" = 1 ]
 ok $? "stats: the vm events' values line up, thp_swpin_promote_fallback's too"
 # not authoritative, no kernel events: a stock kernel
@@ -207,9 +209,9 @@ if [ $have_py = 1 ]; then
 		[ "$(jq_ "$tmp/out" '[(k, v) for k, v in j["devices"][0]["counters"].items()][9:]')" = \
 		  "[('fallback_no_cluster', 4), ('fallback_memcg', 2), ('fallback_nomem', 1), ('kernel_events', 5), ('swapin_whole', 37)]" ] &&
 		[ "$(jq_ "$tmp/out" 'j["devices"][0]["global"]')" = \
-		  "{'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3, 'thp_swpin_declined': 11, 'thp_swpin_promoted': 5, 'thp_swpin_promote_fallback': 2, 'thp_swpout_pte_mapped': 9, 'thp_split_reclaim': 4, 'thp_swpin_shared': 6, 'thp_swpin_collapse_read': 7}" ] &&
+		  "{'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3, 'thp_swpin_declined': 11, 'thp_swpin_promoted': 5, 'thp_swpin_promote_fallback': 2, 'thp_swpout_pte_mapped': 9, 'thp_split_reclaim': 4, 'thp_swpin_shared': 6, 'thp_swpin_collapse_read': 7, 'thp_swpin_handoff': 8}" ] &&
 		[ "$(jq_ "$tmp/out" 'j["global"], j["devices"][0]["authoritative"]')" = \
-		  "({'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3, 'thp_swpin_declined': 11, 'thp_swpin_promoted': 5, 'thp_swpin_promote_fallback': 2, 'thp_swpout_pte_mapped': 9, 'thp_split_reclaim': 4, 'thp_swpin_shared': 6, 'thp_swpin_collapse_read': 7}, False)" ]
+		  "({'thp_swpout': 120, 'thp_swpout_fallback': 7, 'thp_swpin': 33, 'thp_swpin_fallback': 3, 'thp_swpin_declined': 11, 'thp_swpin_promoted': 5, 'thp_swpin_promote_fallback': 2, 'thp_swpout_pte_mapped': 9, 'thp_split_reclaim': 4, 'thp_swpin_shared': 6, 'thp_swpin_collapse_read': 7, 'thp_swpin_handoff': 8}, False)" ]
 	ok $? "stats --json: the new counters after the old, thp_swpin* in both global objects"
 	sed -i '/kernel_events/d' "$K"
 	kstats 0 --json && [ "$(jq_ "$tmp/out" 'j["devices"][0]["counters"]["fallback_memcg"], j["devices"][0]["counters"]["swapin_whole"]')" = "(2, 37)" ]
@@ -226,7 +228,7 @@ assert d["global"]["thp_swpin_declined"] == 11 and d["global"]["thp_swpin_promot
 	ok $? "list --json and watch --json carry the new keys"
 	: > "$tmp/empty"
 	THPSWAPCTL_FAKE=$tmp/empty run 0 stats --json && [ "$(jq_ "$tmp/out" 'j')" = \
-		"{'devices': [], 'global': {'thp_swpout': None, 'thp_swpout_fallback': None, 'thp_swpin': None, 'thp_swpin_fallback': None, 'thp_swpin_declined': None, 'thp_swpin_promoted': None, 'thp_swpin_promote_fallback': None, 'thp_swpout_pte_mapped': None, 'thp_split_reclaim': None, 'thp_swpin_shared': None, 'thp_swpin_collapse_read': None}}" ]
+		"{'devices': [], 'global': {'thp_swpout': None, 'thp_swpout_fallback': None, 'thp_swpin': None, 'thp_swpin_fallback': None, 'thp_swpin_declined': None, 'thp_swpin_promoted': None, 'thp_swpin_promote_fallback': None, 'thp_swpout_pte_mapped': None, 'thp_split_reclaim': None, 'thp_swpin_shared': None, 'thp_swpin_collapse_read': None, 'thp_swpin_handoff': None}}" ]
 	ok $? "stats --json without devices: every global value null"
 else
 	for i in 1 2 3 4; do skip "kernel stats JSON $i" "no python3"; done
@@ -241,7 +243,9 @@ kdump && [ "$(cut -f43 "$tmp/out")" = 6 ]
 ok $? "dump: column 43 is thp_swpin_shared"
 kdump && [ "$(cut -f44 "$tmp/out")" = 7 ]
 ok $? "dump: column 44 is thp_swpin_collapse_read"
-THPSWAPCTL_FAKE=$K run 0 reset 0 && kdump && [ "$(cut -f19-20,21,30-36,38-44 "$tmp/out")" = $'120\t7\t0\t0\t0\t0\t0\t33\t3\t0\t11\t5\t2\t9\t4\t6\t7' ]
+kdump && [ "$(cut -f45 "$tmp/out")" = 8 ]
+ok $? "dump: column 45 is thp_swpin_handoff"
+THPSWAPCTL_FAKE=$K run 0 reset 0 && kdump && [ "$(cut -f19-20,21,30-36,38-45 "$tmp/out")" = $'120\t7\t0\t0\t0\t0\t0\t33\t3\t0\t11\t5\t2\t9\t4\t6\t7\t8' ]
 ok $? "reset zeroes the kernel's per-device counters, not the vm events"
 # An older module reports only stats 0..15: the rest is 0, not garbage.
 cat > "$K" <<STATE
@@ -257,7 +261,7 @@ global thp_swpin_fallback 3
 global thp_swpin_declined 11
 nr_stats 16
 STATE
-kdump && [ "$(cut -f11,19,21,30-36,38-44 "$tmp/out")" = $'40\t120\t100\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0' ]
+kdump && [ "$(cut -f11,19,21,30-36,38-45 "$tmp/out")" = $'40\t120\t100\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0' ]
 ok $? "an older module (16 stats): the old values, zeros for the new"
 kstats 0 && kv thp_writes 100 ".*" && kv kernel_events 0 ".*" && has "fallback reasons  *not reported" && ! has "swapin_whole  "
 ok $? "an older module: stats shows them as not reported"
@@ -296,6 +300,12 @@ sed -i 's/^nr_stats 28$/nr_stats 29/' "$K"
 kdump && [ "$(cut -f43-44 "$tmp/out")" = $'6\t0' ] &&
 	kstats && kv thp_swpin_shared 6 ".*" && kv thp_swpin_collapse_read 0 ".*"
 ok $? "a module without the collapse read stat: thp_swpin_collapse_read 0"
+# A module from before thp_swpin_handoff (30).
+echo "global thp_swpin_handoff 8" >> "$K"
+sed -i 's/^nr_stats 29$/nr_stats 30/' "$K"
+kdump && [ "$(cut -f44-45 "$tmp/out")" = $'7\t0' ] &&
+	kstats && kv thp_swpin_collapse_read 7 ".*" && kv thp_swpin_handoff 0 ".*"
+ok $? "a module without thp_swpin_handoff: it reads 0"
 
 # exit codes and errors
 run 3 stats thpswap9 && has "thpswap9" err && has "no such device" err && [ ! -s "$tmp/out" ]
@@ -396,13 +406,13 @@ ok $? "no module: exit 1 and a hint"
 sed -i '/^fail open/d' "$tmp/state"
 
 # dump
-run 0 dump && [ "$(wc -l < "$tmp/out")" = 3 ] && awk -F'\t' 'NF != 44 { bad = 1 } END { exit bad }' "$tmp/out"
-ok $? "dump: one line per device, 44 tab-separated columns"
+run 0 dump && [ "$(wc -l < "$tmp/out")" = 3 ] && awk -F'\t' 'NF != 45 { bad = 1 } END { exit bad }' "$tmp/out"
+ok $? "dump: one line per device, 45 tab-separated columns"
 [ "$(head -1 "$tmp/out" | cut -f1-14)" = $'thpswap0\t0\t268435456\tram\t-\t1\t268431360\t83886080\t128\t85\t40\t2\t1\t0' ]
 ok $? "dump: columns 1-14 as documented"
 dcols=$(sed -n '/^\.SH DUMP FORMAT/,/^\.SH EXIT/p' "$top/userctl/thpswapctl.8" | grep -c '^\.B [0-9][0-9]*$')
-[ "$dcols" = 44 ]
-ok $? "man page documents all 44 dump columns (found $dcols)"
+[ "$dcols" = 45 ]
+ok $? "man page documents all 45 dump columns (found $dcols)"
 if [ $have_py = 1 ]; then
 	: > "$tmp/empty"
 	missing=

@@ -124,6 +124,7 @@ global thp_swpout_pte_mapped 21
 global thp_split_reclaim 2
 global thp_swpin_shared 5
 global thp_swpin_collapse_read 3
+global thp_swpin_handoff 4
 dev 2 67108864 100000000
 node 0 1
 swaps $tmp/swaps
@@ -213,7 +214,7 @@ ok $? "patched: swapin_whole 5 for thpswap0, none for thpswap2; thp_swpin 9"
 grep -q '^thpswap_vm_thp_swpin_declined_total 14$' "$tmp/prom" &&
 	grep -q '^thpswap_vm_thp_swpin_promoted_total 6$' "$tmp/prom" &&
 	grep -q '^thpswap_vm_thp_swpin_promote_fallback_total 1$' "$tmp/prom" &&
-	[ "$(grep -c '^# TYPE thpswap_vm_thp_swpin_[a-z_]*_total counter$' "$tmp/prom")" = 6 ]
+	[ "$(grep -c '^# TYPE thpswap_vm_thp_swpin_[a-z_]*_total counter$' "$tmp/prom")" = 7 ]
 ok $? "patched: thp_swpin_declined 14, thp_swpin_promoted 6, thp_swpin_promote_fallback 1, counters"
 grep -q '^thpswap_vm_thp_swpout_pte_mapped_total 21$' "$tmp/prom" &&
 	grep -q '^thpswap_vm_thp_split_reclaim_total 2$' "$tmp/prom" &&
@@ -225,6 +226,9 @@ ok $? "patched: thp_swpin_shared 5, a counter"
 grep -q '^thpswap_vm_thp_swpin_collapse_read_total 3$' "$tmp/prom" &&
 	grep -q '^# TYPE thpswap_vm_thp_swpin_collapse_read_total counter$' "$tmp/prom"
 ok $? "patched: thp_swpin_collapse_read 3, a counter"
+grep -q '^thpswap_vm_thp_swpin_handoff_total 4$' "$tmp/prom" &&
+	grep -q '^# TYPE thpswap_vm_thp_swpin_handoff_total counter$' "$tmp/prom"
+ok $? "patched: thp_swpin_handoff 4, a counter"
 run 2 stats --prometheus --json && grep -q "choose one" "$tmp/err"
 ok $? "stats --prometheus --json: usage error"
 printf '' > "$tmp/state"

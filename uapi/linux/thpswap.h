@@ -125,6 +125,12 @@ enum thpswap_stat {
 	 * out whole, came back with one read of their swap cluster.
 	 */
 	THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ,
+	/*
+	 * A global vm event (kernels with patches/0014; 0 otherwise): a THP
+	 * that another thread of the process swapped in whole, mapped by the
+	 * thread holding the mmap write lock together with its own.
+	 */
+	THPSWAP_STAT_THP_SWPIN_HANDOFF,
 
 	__THPSWAP_STAT_CNT		/* number of stats this header knows */
 };

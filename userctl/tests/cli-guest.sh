@@ -42,8 +42,9 @@ syscl() { sed -n "s/^$1 //p" /sys/block/thpswap0/thpswap/clusters; }
 KSTATS="fallback_no_cluster fallback_memcg fallback_nomem kernel_events thp_swpin thp_swpin_fallback swapin_whole"
 # and columns 38-40 (swapin_enabled=auto's decisions), 41-42 (swap-out
 # of THPs that only PTEs map, patches/0011), 43 (THPs that fork shared,
-# swapped in whole, patches/0012), 44 (the collapse read, patches/0013)
-KSTATS2="thp_swpin_declined thp_swpin_promoted thp_swpin_promote_fallback thp_swpout_pte_mapped thp_split_reclaim thp_swpin_shared thp_swpin_collapse_read"
+# swapped in whole, patches/0012), 44 (the collapse read, patches/0013),
+# 45 (THPs mapped by another thread, patches/0014)
+KSTATS2="thp_swpin_declined thp_swpin_promoted thp_swpin_promote_fallback thp_swpout_pte_mapped thp_split_reclaim thp_swpin_shared thp_swpin_collapse_read thp_swpin_handoff"
 
 echo "TAP version 13"
 # su needs an unprivileged user to become.
@@ -90,7 +91,8 @@ for T in "" --ioctl; do
 	   [ "$(grep -c '^ *"thp_swpin_promote_fallback": [0-9]*,$' /tmp/stats.json)" = 2 ] &&
 	   [ "$(grep -c '^ *"thp_split_reclaim": [0-9]*,$' /tmp/stats.json)" = 2 ] &&
 	   [ "$(grep -c '^ *"thp_swpin_shared": [0-9]*,$' /tmp/stats.json)" = 2 ] &&
-	   [ "$(grep -c '^ *"thp_swpin_collapse_read": [0-9]*$' /tmp/stats.json)" = 2 ]; then
+	   [ "$(grep -c '^ *"thp_swpin_collapse_read": [0-9]*,$' /tmp/stats.json)" = 2 ] &&
+	   [ "$(grep -c '^ *"thp_swpin_handoff": [0-9]*$' /tmp/stats.json)" = 2 ]; then
 		ok "$t: --json: thp_swpin(_fallback) in the device's and the top-level global object"
 	else
 		notok "$t: --json: thp_swpin(_fallback) twice"; sed 's/^/# /' /tmp/stats.json | tail -20
@@ -227,10 +229,10 @@ if cmp -s /tmp/nl.dump /tmp/io.dump; then ok "netlink and ioctl dump agree"; els
 	notok "netlink and ioctl dump agree"; sed 's/^/# nl: /' /tmp/nl.dump; sed 's/^/# io: /' /tmp/io.dump; fi
 want=$(for k in $KSTATS; do sysstat $k; done | tr '\n' ' ')
 want2=$(for k in $KSTATS2; do sysstat $k; done | tr '\n' ' ')
-got=$(awk -F'\t' '$1 == "thpswap0" { print NF; for (i = 30; i <= 44; i++) print $i }' /tmp/nl.dump | tr '\n' ' ')
+got=$(awk -F'\t' '$1 == "thpswap0" { print NF; for (i = 30; i <= 45; i++) print $i }' /tmp/nl.dump | tr '\n' ' ')
 # 37: the node, -1 (not bound to one)
-if [ "$got" = "44 $want-1 $want2" ]; then ok "dump: 44 columns, 30-36 and 38-44 equal sysfs ($want/ $want2), node -1"; else
-	notok "dump columns 30-44: '$got', sysfs '$want-1 $want2'"; sed 's/^/# /' /tmp/nl.dump; fi
+if [ "$got" = "45 $want-1 $want2" ]; then ok "dump: 45 columns, 30-36 and 38-45 equal sysfs ($want/ $want2), node -1"; else
+	notok "dump columns 30-45: '$got', sysfs '$want-1 $want2'"; sed 's/^/# /' /tmp/nl.dump; fi
 # The cycle under the default policy (auto): its first THP declined, then
 # promoted, so columns 38 and 39 are not 0 on the patched kernel.
 if [ "${THPSWAP_EXPECT_PATCHED:-0}" = 1 ]; then

@@ -201,11 +201,12 @@ done
 for k in thp_swpout thp_swpout_fallback; do
 	[ "$(sed -n "s/^global\.$k //p" /tmp/json.flat)" = "$(sed -n "s/^thpswap_vm_${k}_total //p" /tmp/prom.series)" ] || bad="$bad global:$k"
 done
-# thp_swpin* (thp_swpin_collapse_read too), thp_swpout_pte_mapped and
+# thp_swpin* (thp_swpin_collapse_read and _handoff too), thp_swpout_pte_mapped and
 # thp_split_reclaim: only where the kernel reports them (the patched
 # kernel, whose cluster states are authoritative), and then equal.
 for k in thp_swpin thp_swpin_fallback thp_swpin_declined thp_swpin_promoted thp_swpin_promote_fallback \
-	thp_swpout_pte_mapped thp_split_reclaim thp_swpin_shared thp_swpin_collapse_read; do
+	thp_swpout_pte_mapped thp_split_reclaim thp_swpin_shared thp_swpin_collapse_read \
+	thp_swpin_handoff; do
 	pv=$(sed -n "s/^thpswap_vm_${k}_total //p" /tmp/prom.series)
 	if [ "$(sed -n 's/^devices\.0\.authoritative //p' /tmp/json.flat)" = true ]; then
 		[ "$(sed -n "s/^global\.$k //p" /tmp/json.flat)" = "$pv" ] || bad="$bad global:$k=${pv:-missing}"

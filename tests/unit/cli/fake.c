@@ -12,8 +12,9 @@
  *                                    thp_swpin_declined, thp_swpin_promoted,
  *                                    thp_swpin_promote_fallback,
  *                                    thp_swpout_pte_mapped, thp_split_reclaim,
- *                                    thp_swpin_shared
- *                                    thp_swpin_collapse_read
+ *                                    thp_swpin_shared,
+ *                                    thp_swpin_collapse_read,
+ *                                    thp_swpin_handoff
  *   authoritative INDEX              the device's THPSWAP_INFO_F_AUTHORITATIVE
  *   node INDEX N                     the device's RAM is on NUMA node N
  *   numa_nodes N                     nodes 0..N-1 exist (default 1); add
@@ -82,6 +83,7 @@ static const char *const stat_name[__THPSWAP_STAT_CNT] = {
 	[THPSWAP_STAT_THP_SPLIT_RECLAIM] = "thp_split_reclaim",
 	[THPSWAP_STAT_THP_SWPIN_SHARED] = "thp_swpin_shared",
 	[THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ] = "thp_swpin_collapse_read",
+	[THPSWAP_STAT_THP_SWPIN_HANDOFF] = "thp_swpin_handoff",
 };
 
 static struct fdev devs[MAXD];
@@ -121,7 +123,8 @@ static bool is_global(int stat)
 	       stat == THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK ||
 	       stat == THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED || stat == THPSWAP_STAT_THP_SPLIT_RECLAIM ||
 	       stat == THPSWAP_STAT_THP_SWPIN_SHARED ||
-	       stat == THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ;
+	       stat == THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ ||
+	       stat == THPSWAP_STAT_THP_SWPIN_HANDOFF;
 }
 
 static struct fdev *find(uint32_t index)
@@ -173,7 +176,7 @@ static void fill(struct fdev *f)
 	d->thp_swpout = d->thp_swpout_fallback = d->thp_swpin = d->thp_swpin_fallback = 0;
 	d->thp_swpin_declined = d->thp_swpin_promoted = d->thp_swpin_promote_fallback = 0;
 	d->thp_swpout_pte_mapped = d->thp_split_reclaim = d->thp_swpin_shared = 0;
-	d->thp_swpin_collapse_read = 0;
+	d->thp_swpin_collapse_read = d->thp_swpin_handoff = 0;
 	for (unsigned int i = 0; i < nr_stats && i < __THPSWAP_STAT_CNT; i++)
 		dev_set_stat(d, i, v[i]);
 }

@@ -354,10 +354,10 @@ int main(void)
 	tabs = 0;
 	for (char *p = s; *p; p++)
 		tabs += *p == '\t';
-	ok(tabs == 43 && s[strlen(s) - 1] == '\n' && !strncmp(s, "thpswap0\t0\t268435456\tram\t-\t", 26),
-	   "dump: 44 tab-separated columns, RAM backing as '-'");
-	ok(strlen(s) > 18 && !strcmp(s + strlen(s) - 18, "\t-1\t0\t0\t0\t0\t0\t0\t0\n"),
-	   "dump: column 37 is the node, -1 for none, then columns 38-44");
+	ok(tabs == 44 && s[strlen(s) - 1] == '\n' && !strncmp(s, "thpswap0\t0\t268435456\tram\t-\t", 26),
+	   "dump: 45 tab-separated columns, RAM backing as '-'");
+	ok(strlen(s) > 20 && !strcmp(s + strlen(s) - 20, "\t-1\t0\t0\t0\t0\t0\t0\t0\t0\n"),
+	   "dump: column 37 is the node, -1 for none, then columns 38-45");
 	free(s);
 	d.memmap = true;
 	d.memmap_addr = 1ULL << 32;
@@ -385,6 +385,7 @@ int main(void)
 	   "dev_set_stat: thp_swpout_pte_mapped, thp_split_reclaim");
 	ok(d.thp_swpin_shared == 1028, "dev_set_stat: thp_swpin_shared");
 	ok(d.thp_swpin_collapse_read == 1029, "dev_set_stat: thp_swpin_collapse_read");
+	ok(d.thp_swpin_handoff == 1030, "dev_set_stat: thp_swpin_handoff");
 	{
 		uint64_t sum = 0;
 		unsigned int i;
@@ -396,15 +397,15 @@ int main(void)
 		sum += d.live_slots + d.thp_swpout + d.thp_swpout_fallback + d.thp_swpin +
 		       d.thp_swpin_fallback + d.thp_swpin_declined + d.thp_swpin_promoted +
 		       d.thp_swpin_promote_fallback + d.thp_swpout_pte_mapped + d.thp_split_reclaim +
-		       d.thp_swpin_shared + d.thp_swpin_collapse_read;
-		/* 1000 + 1001 + ... + 1029: each stat once, the unknown ones nowhere */
-		ok(sum == 30 * 1000 + 29 * 30 / 2, "dev_set_stat: each stat stored once, unknown ones ignored");
+		       d.thp_swpin_shared + d.thp_swpin_collapse_read + d.thp_swpin_handoff;
+		/* 1000 + 1001 + ... + 1030: each stat once, the unknown ones nowhere */
+		ok(sum == 31 * 1000 + 30 * 31 / 2, "dev_set_stat: each stat stored once, unknown ones ignored");
 	}
 	s = capture(do_dump, &d);
 	ok(strstr(s, "\t1008\t1016\t1017\t1018\t1019\t1020\t1021\t1022\t") != NULL,
 	   "dump: columns 29-36 are rejected, then stats 16-22 in uapi order");
-	ok(strlen(s) > 36 && !strcmp(s + strlen(s) - 36, "\t1023\t1024\t1025\t1026\t1027\t1028\t1029\n"),
-	   "dump: columns 38-44 are stats 23-29 in uapi order, after the node");
+	ok(strlen(s) > 41 && !strcmp(s + strlen(s) - 41, "\t1023\t1024\t1025\t1026\t1027\t1028\t1029\t1030\n"),
+	   "dump: columns 38-45 are stats 23-30 in uapi order, after the node");
 	free(s);
 	memset(&d, 0, sizeof(d));
 	ok(!dev_kernel_reports(&d), "a stock kernel reports no fallback reasons");
