@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the swap-in kselftests (swapin_test.c, swapin_race_test.c);
+ * Shared by the swap-in kselftests (swapin_test.c, swapin_race_test.c,
+ * swapin_auto_test.c, swapin_fork_test.c, swapout_pte_test.c);
  * include after kselftest_harness.h and ../lib.h.
  */
 #ifndef THPSWAP_SWAPIN_H
@@ -72,6 +73,24 @@ static inline uint64_t verify(struct __test_metadata *_metadata,
 		       ": %016" PRIx64 " want %016" PRIx64, what, bad,
 		       b.index, b.seen, b.expected);
 	return bad;
+}
+
+/*
+ * @d = @b - @a, counter by counter, for snapshots of counters: structs made
+ * of long long and nothing else (swapin_test's in_snap, swapin_auto_test's
+ * auto_snap, swapin_fork_test's snap).
+ */
+#define SNAP_DELTA(d, a, b)						\
+	counters_delta((long long *)(d), (const long long *)(a),	\
+		       (const long long *)(b), sizeof(*(d)) / sizeof(long long))
+
+static inline void counters_delta(long long *d, const long long *a,
+				  const long long *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] = b[i] - a[i];
 }
 
 /* The value of swapin_enabled that @knob (its contents) selects, into @mode. */

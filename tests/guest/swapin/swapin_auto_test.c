@@ -31,6 +31,7 @@
 #define KNOB		"/sys/kernel/mm/transparent_hugepage/swapin_enabled"
 #define NR_SUB		(THP_SIZE / PAGE_SZ)
 
+/* Counters only (SNAP_DELTA()) */
 struct auto_snap {
 	long long thp_swpin, declined, promoted, promote_fb, fallback;
 	long long dev_thp_reads, dev_page_reads;
@@ -48,20 +49,6 @@ static void auto_snap(const char *dev, struct auto_snap *s)
 	s->dev_page_reads = dev_stat(dev, "page_reads");
 	s->collapse_read = vmstat_get("thp_swpin_collapse_read");
 	s->pswpin = vmstat_get("pswpin");
-}
-
-static void auto_delta(struct auto_snap *d, const struct auto_snap *a,
-		       const struct auto_snap *b)
-{
-	d->thp_swpin = b->thp_swpin - a->thp_swpin;
-	d->declined = b->declined - a->declined;
-	d->promoted = b->promoted - a->promoted;
-	d->promote_fb = b->promote_fb - a->promote_fb;
-	d->fallback = b->fallback - a->fallback;
-	d->dev_thp_reads = b->dev_thp_reads - a->dev_thp_reads;
-	d->dev_page_reads = b->dev_page_reads - a->dev_page_reads;
-	d->collapse_read = b->collapse_read - a->collapse_read;
-	d->pswpin = b->pswpin - a->pswpin;
 }
 
 #define LOG_DELTA(what, d)						\
@@ -167,7 +154,7 @@ static void dense_pass(struct __test_metadata *_metadata, const char *dev,
 	else
 		touch_pages(mem, bytes);
 	auto_snap(dev, &b);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	LOG_DELTA(down ? "descending" : "ascending", &d);
 	ASSERT_EQ(0, verify(_metadata, "after swap-in", mem, bytes, seed, 0));
 	EXPECT_EQ(1, d.declined);
@@ -221,7 +208,7 @@ static char *sparse_read(struct __test_metadata *_metadata, const char *dev,
 	EXPECT_EQ(0, touch_sparse(_metadata, mem, nthp, k, seed, pages));
 	auto_snap(dev, &b);
 	free(pages);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	LOG_DELTA("1 % random", &d);
 	EXPECT_EQ(nthp, d.declined);
 	EXPECT_EQ(0, d.thp_swpin);
@@ -261,7 +248,7 @@ TEST_F_TIMEOUT(swapin_auto, sparse_then_dense, TEST_TIMEOUT)
 	auto_snap(self->dev, &b);
 	touch_pages(mem, bytes);
 	auto_snap(self->dev, &c);
-	auto_delta(&d, &b, &c);
+	SNAP_DELTA(&d, &b, &c);
 	LOG_DELTA("then dense", &d);
 	EXPECT_EQ(nthp, d.promoted);
 	EXPECT_EQ(0, d.promote_fb);
@@ -289,7 +276,7 @@ TEST_F_TIMEOUT(swapin_auto, madvise_hints, TEST_TIMEOUT)
 	auto_snap(self->dev, &a);
 	touch_pages(mem, bytes);
 	auto_snap(self->dev, &b);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	LOG_DELTA("MADV_RANDOM", &d);
 	EXPECT_EQ(0, verify(_metadata, "MADV_RANDOM", mem, bytes, seed, 0));
 	EXPECT_EQ(nthp, d.declined);
@@ -304,7 +291,7 @@ TEST_F_TIMEOUT(swapin_auto, madvise_hints, TEST_TIMEOUT)
 	auto_snap(self->dev, &a);
 	touch_pages(mem, bytes);
 	auto_snap(self->dev, &b);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	LOG_DELTA("MADV_SEQUENTIAL", &d);
 	EXPECT_EQ(0, verify(_metadata, "MADV_SEQUENTIAL", mem, bytes, seed,
 			    0));
@@ -340,7 +327,7 @@ static void ahead_case(struct __test_metadata *_metadata, const char *dev,
 	auto_snap(dev, &a);
 	(void)*(volatile char *)mem;	/* one fault, at THP 0 */
 	auto_snap(dev, &b);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	LOG_DELTA(what, &d);
 	EXPECT_EQ(expect, d.thp_swpin);
 	EXPECT_EQ(expect, d.dev_thp_reads);
@@ -392,7 +379,7 @@ static char *half_read(struct __test_metadata *_metadata, const char *dev,
 	EXPECT_EQ(0, touch_sparse(_metadata, mem, HALF_THPS, HALF, seed,
 				  pages));
 	auto_snap(dev, &b);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	LOG_DELTA("50 % random", &d);
 	EXPECT_EQ(HALF_THPS, d.declined);
 	EXPECT_EQ(0, d.thp_swpin);
@@ -476,7 +463,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_collapse, TEST_TIMEOUT)
 		TH_LOG("MADV_COLLAPSE: %s", strerror(errno));
 	t = now_ms() - t;
 	auto_snap(self->dev, &b);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	TH_LOG("MADV_COLLAPSE of %d half-read THPs: %.1f ms", HALF_THPS, t);
 	half_check(_metadata, "MADV_COLLAPSE", mem, seed, &d, 0);
 	thp_free(mem, bytes);
@@ -546,7 +533,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_then_dense, TEST_TIMEOUT)
 	t = now_ms() - t;
 	auto_snap(self->dev, &b);
 	TH_LOG("sequential pass over %d half-read THPs: %.1f ms", HALF_THPS, t);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	LOG_DELTA("then dense", &d);
 	EXPECT_EQ(HALF_THPS, d.promoted);
 	EXPECT_EQ(0, d.promote_fb);
@@ -608,7 +595,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_khugepaged, TEST_TIMEOUT)
 	write_file(KHUGEPAGED "pages_to_scan", to_scan);
 	write_file(KHUGEPAGED "max_ptes_swap", swap);
 	auto_snap(self->dev, &b);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	TH_LOG("khugepaged: AnonHugePages %lld kB after %.0f ms", kb, t);
 	half_check(_metadata, "khugepaged", mem, seed, &d, 0);
 	thp_free(mem, bytes);
@@ -687,9 +674,9 @@ TEST_F_TIMEOUT(swapin_auto, half_random_shared, TEST_TIMEOUT)
 	EXPECT_EQ(0, madvise(mem, bytes, MADV_COLLAPSE))
 		TH_LOG("MADV_COLLAPSE: %s", strerror(errno));
 	auto_snap(self->dev, &c);
-	auto_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	LOG_DELTA("shared, 50 % random", &d);
-	auto_delta(&d, &b, &c);
+	SNAP_DELTA(&d, &b, &c);
 	LOG_DELTA("shared, MADV_COLLAPSE", &d);
 	TH_LOG("thp_swpin_collapse_read +%lld pswpin +%lld", d.collapse_read,
 	       d.pswpin);
@@ -840,7 +827,7 @@ TEST_F_TIMEOUT(swapin_auto, half_random_swapoff_race, TEST_TIMEOUT)
 		close(cmd[1]);
 		close(ready[0]);
 		auto_snap(self->dev, &b);
-		auto_delta(&d, &a, &b);
+		SNAP_DELTA(&d, &a, &b);
 		TH_LOG("round %d (%s, %s): MADV_COLLAPSE %s, collapse_read +%lld, device thp_reads +%lld page_reads +%lld, swapoff %s",
 		       round, shared ? "shared" : "private",
 		       busy ? "swapoff busy elsewhere" : "swapoff at once",

@@ -74,6 +74,7 @@ struct report {
 	int steps_done;
 };
 
+/* Counters only (SNAP_DELTA()) */
 struct snap {
 	long long thp_swpin, shared, fallback, pswpin, thp_reads, page_reads;
 	long long swapin_whole, thp_swpout;
@@ -89,19 +90,6 @@ static void snap(const char *dev, struct snap *s)
 	s->page_reads = dev_stat(dev, "page_reads");
 	s->swapin_whole = dev_stat(dev, "swapin_whole");
 	s->thp_swpout = vmstat_get("thp_swpout");
-}
-
-static void snap_delta(struct snap *d, const struct snap *a,
-		       const struct snap *b)
-{
-	d->thp_swpin = b->thp_swpin - a->thp_swpin;
-	d->shared = b->shared - a->shared;
-	d->fallback = b->fallback - a->fallback;
-	d->pswpin = b->pswpin - a->pswpin;
-	d->thp_reads = b->thp_reads - a->thp_reads;
-	d->page_reads = b->page_reads - a->page_reads;
-	d->swapin_whole = b->swapin_whole - a->swapin_whole;
-	d->thp_swpout = b->thp_swpout - a->thp_swpout;
 }
 
 static const uint64_t seed0 = 0x5eed0f0a4c0ffeeULL;
@@ -330,7 +318,7 @@ static void out_then_fork(struct __test_metadata *_metadata, const char *dev,
 			       bytes, dev, &b));
 	snap(dev, &a);
 	ASSERT_EQ(0, run_tree(&t, 0));
-	snap_delta(d, &a, &b);
+	SNAP_DELTA(d, &a, &b);
 	*out = *t.rep;
 	ASSERT_EQ(nsteps, t.rep->steps_done);
 	for (r = 0; r < NPROC; r++) {
@@ -470,7 +458,7 @@ TEST_F_TIMEOUT(fork_in, fork_then_reclaim, TEST_TIMEOUT)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("child status %#x", status);
-	snap_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	TH_LOG("%lld THPs, 2 processes: thp_swpin +%lld thp_swpin_shared +%lld fallback +%lld pswpin +%lld, device thp_reads +%lld page_reads +%lld; AnonHugePages %lld/%lld kB",
 	       n, d.thp_swpin, d.shared, d.fallback, d.pswpin, d.thp_reads,
 	       d.page_reads, t.rep->ahp_kb[0], t.rep->ahp_kb[1]);

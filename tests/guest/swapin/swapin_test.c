@@ -41,6 +41,7 @@ static const char *const fb_reason[] = {
 };
 #define NR_REASONS (sizeof(fb_reason) / sizeof(fb_reason[0]))
 
+/* Counters only (SNAP_DELTA()) */
 struct in_snap {
 	long long thp_swpin, fallback, pswpin, dev_thp_reads, dev_page_reads;
 	long long thp_swpout, why[NR_REASONS];
@@ -62,21 +63,6 @@ static void in_snap(const char *dev, struct in_snap *s)
 			 fb_reason[i]);
 		s->why[i] = vmstat_get(key);
 	}
-}
-
-static void in_delta(struct in_snap *d, const struct in_snap *a,
-		     const struct in_snap *b)
-{
-	size_t i;
-
-	d->thp_swpin = b->thp_swpin - a->thp_swpin;
-	d->fallback = b->fallback - a->fallback;
-	d->pswpin = b->pswpin - a->pswpin;
-	d->dev_thp_reads = b->dev_thp_reads - a->dev_thp_reads;
-	d->dev_page_reads = b->dev_page_reads - a->dev_page_reads;
-	d->thp_swpout = b->thp_swpout - a->thp_swpout;
-	for (i = 0; i < NR_REASONS; i++)
-		d->why[i] = b->why[i] - a->why[i];
 }
 
 /* The fallback reasons of a delta, for a log line: "race +1", or "-". */
@@ -142,7 +128,7 @@ TEST_F_TIMEOUT(swapin, cycles_256m, TEST_TIMEOUT)
 		touch_pages(mem, bytes);
 		t1 = now_s();
 		in_snap(self->dev, &b);
-		in_delta(&d, &a, &b);
+		SNAP_DELTA(&d, &a, &b);
 		kb = smaps_range_kb(mem, bytes, "AnonHugePages");
 		TH_LOG("cycle %d: %zu MiB in %.3f s (%.1f MB/s), thp_swpin +%lld fallback +%lld (%s) pswpin +%lld, device thp_reads +%lld page_reads +%lld, AnonHugePages %lld kB (%.1f%%)",
 		       i, bytes / MiB, t1 - t0, bytes / 1e6 / (t1 - t0),
@@ -215,7 +201,7 @@ TEST_F_TIMEOUT(swapin, concurrent_threads, TEST_TIMEOUT)
 			pthread_join(th[i], NULL);
 		pthread_barrier_destroy(&bar);
 		in_snap(self->dev, &b);
-		in_delta(&d, &a, &b);
+		SNAP_DELTA(&d, &a, &b);
 		TH_LOG("round %d: thp_swpin +%lld fallback +%lld (%s) pswpin +%lld",
 		       round, d.thp_swpin, d.fallback, why(&d), d.pswpin);
 		ASSERT_EQ(0, verify(_metadata, "after threads", mem, bytes,
@@ -352,7 +338,7 @@ TEST_F_TIMEOUT(swapin, partial_ops, TEST_TIMEOUT)
 		}
 	}
 	in_snap(self->dev, &sb);
-	in_delta(&d, &sa, &sb);
+	SNAP_DELTA(&d, &sa, &sb);
 	TH_LOG("thp_swpin +%lld fallback +%lld (%s) pswpin +%lld", d.thp_swpin,
 	       d.fallback, why(&d), d.pswpin);
 	/* THPs 0, 6, 7 are intact; 2 straddles two VMAs now. */
@@ -397,7 +383,7 @@ TEST_F_TIMEOUT(swapin, madv_collapse, TEST_TIMEOUT)
 	in_snap(self->dev, &a);
 	i = madvise(mem, bytes, MADV_COLLAPSE);
 	in_snap(self->dev, &b);
-	in_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	ASSERT_EQ(0, i)
 		TH_LOG("MADV_COLLAPSE: %s (thp_swpin +%lld, fallback +%lld)",
 		       strerror(errno), d.thp_swpin, d.fallback);
@@ -425,7 +411,7 @@ TEST_F_TIMEOUT(swapin, knob_never, TEST_TIMEOUT)
 	in_snap(self->dev, &a);
 	touch_pages(mem, bytes);
 	in_snap(self->dev, &b);
-	in_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	EXPECT_EQ(0, d.thp_swpin);
 	EXPECT_EQ(0, d.dev_thp_reads);
 	EXPECT_EQ((long long)(bytes / PAGE_SZ), d.dev_page_reads);
@@ -505,7 +491,7 @@ TEST_F_TIMEOUT(swapin, khugepaged_aggressive, TEST_TIMEOUT)
 		for (t0 = now_s();; usleep(20000)) {
 			kb = smaps_range_kb(mem, bytes, "AnonHugePages");
 			in_snap(self->dev, &b);
-			in_delta(&d, &a, &b);
+			SNAP_DELTA(&d, &a, &b);
 			coll = vmstat_get("thp_collapse_alloc") - coll0;
 			want = out - d.fallback;
 			if (want * (long long)(THP_SIZE / KiB) <= kb &&
@@ -550,7 +536,7 @@ TEST_F_TIMEOUT(swapin, khugepaged_aggressive, TEST_TIMEOUT)
 			break;
 	}
 	in_snap(self->dev, &b);
-	in_delta(&d, &a, &b);
+	SNAP_DELTA(&d, &a, &b);
 	TH_LOG("khugepaged alone, %lld full scans in %.1f s: thp_swpout +%lld, thp_swpin +%lld (of %lld) fallback +%lld (%s), Swap %lld kB left",
 	       khugepaged_full_scans() - scans0, now_s() - t0, out,
 	       d.thp_swpin, nthp, d.fallback, why(&d),
