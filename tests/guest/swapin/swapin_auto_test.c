@@ -601,6 +601,12 @@ TEST_F_TIMEOUT(swapin_auto, half_random_khugepaged, TEST_TIMEOUT)
 	thp_free(mem, bytes);
 }
 
+/* The exit status in a wait status, or -1 if a signal ended the process. */
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* Wait for @pid; its exit status, or -1 if a signal ended it. */
 static int wait_status(pid_t pid)
 {
@@ -608,7 +614,7 @@ static int wait_status(pid_t pid)
 
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return exit_code(status);
 }
 
 /*
@@ -817,13 +823,12 @@ TEST_F_TIMEOUT(swapin_auto, half_random_swapoff_race, TEST_TIMEOUT)
 		ret = madvise(mem, bytes, MADV_COLLAPSE) ? errno : 0;
 		if (!done)
 			done = waitpid(off, &status, WNOHANG) == off;
-		if (!done) {
+		if (done) {
+			err = exit_code(status);
+		} else {
 			overlaps += busy;
-			if (waitpid(off, &status, 0) != off)
-				status = -1;
+			err = wait_status(off);
 		}
-		err = status != -1 && WIFEXITED(status) ?
-		      WEXITSTATUS(status) : -1;
 		close(cmd[1]);
 		close(ready[0]);
 		auto_snap(self->dev, &b);
