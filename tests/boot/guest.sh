@@ -51,7 +51,7 @@ swap_used_kb() { awk -v d="/dev/$1" '$1 == d { print $4 }' /proc/swaps; }
 swap_uuid() { od -An -tx1 -j1036 -N16 "/dev/$1" | tr -d ' \n'; }
 unit_state() { systemctl show -p ActiveState --value thpswap.service; }
 module_loaded() { [ -d /sys/module/thpswap ]; }
-show_unit() { { systemctl status --no-pager -l thpswap.service; journalctl -b -u thpswap.service -o cat --no-pager | tail -n 15; } 2>&1 | diag; }
+show_unit() { { systemctl status --no-pager -l thpswap.service || true; journalctl -b -u thpswap.service -o cat --no-pager | tail -n 15; } 2>&1 | diag; }
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'; }
 meminfo_mb() { awk -v k="$1:" '$1 == k { print int($2 / 1024) }' /proc/meminfo; }
 
@@ -102,7 +102,7 @@ ctl-first)
 	rc=0
 	timed "apt-install-thpswap-dkms-no-headers" "${APT[@]}" --no-install-recommends install "$H"/debs/thpswap-dkms_*.deb || rc=$?
 	check "apt installs thpswap-dkms without headers: exit 0" [ "$rc" = 0 ]
-	st=$(dkms status -m thpswap 2>&1 || true)
+	st=$(dkms status -m thpswap 2> /dev/null || true)
 	check "dkms status: thpswap added, not built (no headers): '$st'" grep -q ': added' <<< "$st"
 	rc=0
 	thpswapctl setup > /tmp/out 2> /tmp/err || rc=$?
