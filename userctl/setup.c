@@ -631,6 +631,8 @@ static int state_read(struct state *s)
 		uint32_t index;
 
 		lineno++;
+		if (line[0] == '#' || line[strspn(line, " \t\n")] == 0)
+			continue;
 		if (sscanf(line, "%63s %31s %31s", name, how, on) != 3 ||
 		    parse_dev(name, &index) || index >= THPSWAP_MAX_DEVICES ||
 		    (strcmp(how, "created") && strcmp(how, "existing")) ||

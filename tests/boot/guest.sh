@@ -129,7 +129,8 @@ reboot)
 	check "setup's record lists thpswap0" grep -q '^thpswap0 created swapon$' /run/thpswap/devices
 	# The last shutdown: teardown ran before systemd's own swapoff of the
 	# device, so neither failed.
-	prev=$(journalctl -b -1 -o cat --no-pager -u thpswap.service -u dev-thpswap0.swap 2>&1 || true)
+	prev=$(journalctl -b -1 -o cat --no-pager -u thpswap.service -u dev-thpswap0.swap 2>&1 |
+	       sed -n '/^\(Stopping thpswap.service\|Deactivating swap\)/,$p' || true)
 	if grep -q 'thpswap0: swapped off and removed' <<< "$prev" &&
 	   ! grep -Eqi 'failed|error|busy|invalid' <<< "$prev"; then
 		ok "previous shutdown: teardown swapped off and removed thpswap0, no unit failed"
