@@ -201,15 +201,17 @@ reboot)
 	# --- stop with swap in use that does not fit in memory --------------
 	# A service limited to 48 MiB with 200 MiB, so ~150 MiB sit in thpswap0;
 	# then a tmpfs file takes the memory available below that.
+	# 1 MiB at a time, so reclaim keeps up with it.
 	systemd-run -q --unit=hog -p MemoryMax=48M -p MemorySwapMax=infinity \
-		perl -e '$x = "x" x (200 << 20); sleep 3600'
+		perl -e 'push @a, "x" x (1 << 20) for 1 .. 200; sleep 3600'
 	if wait_for 180 bash -c '[ "$(awk '\''$1 == "/dev/thpswap0" { print $4 }'\'' /proc/swaps)" -gt 122880 ]'; then
 		ok "a memory-limited service has $(( $(swap_used_kb thpswap0) / 1024 )) MiB in thpswap0"
 	else
-		notok "the hog did not push 120 MiB into thpswap0 ($(swap_used_kb thpswap0) KiB)"
+		notok "the hog did not push 120 MiB into thpswap0 ($(swap_used_kb thpswap0) KiB, hog $(systemctl show -p ActiveState --value hog.service))"
+		{ journalctl -b -k -o cat --no-pager | grep -iE -A3 'oom|killed' | tail -n 12; grep -E 'Mem|Swap' /proc/meminfo; } | diag || true
 	fi
 	used=$(( $(swap_used_kb thpswap0) / 1024 ))
-	mkdir -p /mnt/fill && mount -t tmpfs -o size=900M fill /mnt/fill
+	mkdir -p /mnt/fill && mount -t tmpfs -o size=90% fill /mnt/fill
 	fill=$(( $(meminfo_mb MemAvailable) - used / 2 ))
 	[ "$fill" -gt 0 ] && dd if=/dev/zero of=/mnt/fill/f bs=1M count="$fill" status=none
 	echo "# swap used ${used} MiB, MemAvailable now $(meminfo_mb MemAvailable) MiB"
