@@ -25,7 +25,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-.PHONY: all module userctl guest-tools kmod-test sparse style check demo \
+.PHONY: all module userctl guest-tools kmod-test sparse style check boot-test demo \
 	bench bench-quick kernel-deb deb install dkms-install dkms-uninstall clean
 
 all: module userctl
@@ -65,6 +65,12 @@ style:
 
 check:
 	tests/check
+
+# The .debs installed with apt in a bookworm system booted with systemd
+# under QEMU, rebooted, reloaded, stopped with swap in use, removed and
+# purged (tests/boot/run; the image is built once with mmdebstrap).
+boot-test:
+	tests/boot/run
 
 # Installable linux-image/linux-headers packages of the patched kernel with
 # Debian's config, for real machines (not in make check: hours on 2 cores).

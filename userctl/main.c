@@ -58,8 +58,8 @@ static const struct command {
 	{ "reset", cmd_reset, O_COLOR, 1, 1, "DEV", "zero the counters of a device" },
 	{ "setup", cmd_setup, O_COLOR | O_CONFIG, 0, 0, "[--config FILE]",
 	  "create and swap on the devices of /etc/thpswap.conf" },
-	{ "teardown", cmd_teardown, O_COLOR | O_CONFIG, 0, 0, "[--config FILE]",
-	  "swap off and remove the devices of /etc/thpswap.conf" },
+	{ "teardown", cmd_teardown, O_COLOR | O_CONFIG | O_FORCE, 0, 0, "[--config FILE] [--force]",
+	  "swap off and remove the devices setup made" },
 	{ "help", cmd_help, O_COLOR, 0, 1, "[COMMAND]", "show this help, or a command's" },
 };
 
@@ -100,10 +100,13 @@ static void show_help(FILE *f)
 		"  --count N          stop after N refreshes (watch)\n"
 		"  --prometheus       Prometheus text format (stats)\n"
 		"  --config FILE      instead of /etc/thpswap.conf (setup, teardown)\n"
+		"  --force            swap off even when the swap in use exceeds the\n"
+		"                     available memory (teardown)\n"
 		"  -h, --help         this help\n"
 		"  -V, --version      print the version\n"
 		"\nDEV is thpswapN, /dev/thpswapN or N.\n"
-		"exit status: 0 success, 1 failure, 2 bad usage, 3 no such device.\n");
+		"exit status: 0 success, 1 failure, 2 bad usage, 3 no such device,\n"
+		"4 the thpswap module is not installed for the running kernel (setup).\n");
 }
 
 static void show_command_help(const struct command *c)
@@ -129,7 +132,7 @@ static int cmd_help(int argc, char **argv)
 enum {
 	LO_IOCTL = 256, LO_NETLINK, LO_COLOR, LO_SIZE, LO_MEMMAP, LO_INDEX,
 	LO_RANGE, LO_INTERVAL, LO_COUNT, LO_WIDTH, LO_PROMETHEUS, LO_CONFIG,
-	LO_NODE,
+	LO_NODE, LO_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -150,6 +153,7 @@ static const struct option long_opts[] = {
 	{ "prometheus", no_argument, NULL, LO_PROMETHEUS },
 	{ "config", required_argument, NULL, LO_CONFIG },
 	{ "node", required_argument, NULL, LO_NODE },
+	{ "force", no_argument, NULL, LO_FORCE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -161,6 +165,7 @@ static const struct {
 	{ O_INDEX, "--index" }, { O_RANGE, "--range" }, { O_INTERVAL, "--interval" },
 	{ O_COUNT, "--count" }, { O_COLOR, "--color" }, { O_WIDTH, "--width" },
 	{ O_PROMETHEUS, "--prometheus" }, { O_CONFIG, "--config" }, { O_NODE, "--node" },
+	{ O_FORCE, "--force" },
 };
 
 /* Parse every option wherever it is; returns 0 or an exit code. */
@@ -254,6 +259,9 @@ static int parse_options(int argc, char **argv, bool *help)
 		case LO_CONFIG:
 			opt.seen |= O_CONFIG;
 			conf_path = optarg;
+			break;
+		case LO_FORCE:
+			opt.seen |= O_FORCE;
 			break;
 		case LO_NODE:
 			opt.seen |= O_NODE;

@@ -24,7 +24,17 @@
  *   undone, so a failed setup leaves the system as it found it.
  * - The module is loaded only when the file declares something, with
  *   num_devices=0: the devices come from the file, never from a default.
- *   teardown never loads it.
+ *   teardown never loads it.  A module that is not installed for the
+ *   running kernel (DKMS has not built it: no headers) is explained, and
+ *   setup exits with EXIT_NOMODULE.
+ * - What setup created and swapped on is recorded in state_path (under
+ *   /run, so it lasts one boot).  teardown undoes that, whatever the file
+ *   says by then; a later setup (systemctl reload) creates what the file
+ *   adds and swaps off and removes what it no longer declares, after the
+ *   new devices are up, and leaves the others alone.
+ * - Nothing is swapped off while the swap it holds exceeds the memory
+ *   available (teardown --force does it anyway): swapoff would have to
+ *   push other memory out, or the OOM killer would.
  *
  * mkswap and swapon are done here (a swap header, swapon(2)), so nothing
  * but the kernel is needed at boot.
@@ -37,7 +47,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +73,8 @@
 
 const char *conf_path = "/etc/thpswap.conf";
 const char *sys_module_path = "/sys/module/thpswap";
+const char *state_path = "/run/thpswap/devices";
+const char *proc_meminfo_path = "/proc/meminfo";
 
 enum conf_discard { D_NO, D_YES, D_ONCE, D_PAGES };
 static const char *const discard_name[] = { "no", "yes", "once", "pages" };
@@ -514,28 +528,303 @@ static int setup_dev(struct conf_dev *d, const struct tsw_dev *have)
 	return 0;
 }
 
+/*
+ * Whether modprobe can find thpswap for the running kernel: a line of
+ * /lib/modules/RELEASE/modules.dep (or modules.builtin) for thpswap.ko,
+ * compressed or not.  -1 when that cannot be told (no modules.dep): then
+ * modprobe is left to say.
+ */
+static int module_installed(const char *release)
+{
+	static const char *const lists[] = { "modules.dep", "modules.builtin" };
+	char path[512], line[1024];
+	bool known = false;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/lib/modules/%s/%s", release, lists[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		known = true;
+		while (fgets(line, sizeof(line), f)) {
+			char *end = strchr(line, ':'), *base;
+
+			if (end)
+				*end = 0;
+			line[strcspn(line, "\r\n")] = 0;
+			base = strrchr(line, '/');
+			base = base ? base + 1 : line;
+			if (!strncmp(base, "thpswap.ko", 10) &&
+			    (!base[10] || base[10] == '.')) {
+				fclose(f);
+				return 1;
+			}
+		}
+		fclose(f);
+	}
+	return known ? 0 : -1;
+}
+
+/* The module is not there for this kernel: say why that usually is, and what to do. */
+static int explain_no_module(const char *release)
+{
+	fprintf(stderr, "%s: the thpswap module is not installed for the running kernel (%s)\n",
+		prog, release);
+	if (access("/usr/sbin/dkms", X_OK)) {
+		fprintf(stderr, "%s: install thpswap-dkms (or the module built from source: "
+			"make install) and linux-headers-%s\n", prog, release);
+		return EXIT_NOMODULE;
+	}
+	fprintf(stderr,
+		"%s: DKMS builds it from thpswap-dkms once the headers of this kernel are there:\n"
+		"%s:   apt install linux-headers-%s\n"
+		"%s: 'dkms status thpswap' shows where it stands ('added': no headers, no build yet);\n"
+		"%s: thpswap-dkms starts thpswap.service when the module is built\n",
+		prog, prog, release, prog, prog);
+	return EXIT_NOMODULE;
+}
+
+/*
+ * The state file: one line per device that setup made or swapped on,
+ * "thpswapN created|existing swapon|-", written whole and renamed into
+ * place.  No file (or no line) means setup has set nothing up this boot.
+ */
+struct state_dev {
+	uint32_t index;
+	bool created, swapped_on;
+};
+
+struct state {
+	struct state_dev dev[THPSWAP_MAX_DEVICES];
+	size_t n;
+	bool exists;
+};
+
+static struct state_dev *state_find(struct state *s, uint32_t index)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->dev[i].index == index)
+			return &s->dev[i];
+	return NULL;
+}
+
+static int state_read(struct state *s)
+{
+	char line[256], name[64], how[32], on[32];
+	int lineno = 0;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	f = fopen(state_path, "r");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		return op_err(-errno, "reading %s", state_path);
+	}
+	s->exists = true;
+	while (fgets(line, sizeof(line), f)) {
+		uint32_t index;
+
+		lineno++;
+		if (line[0] == '#' || line[strspn(line, " \t\n")] == 0)
+			continue;
+		if (sscanf(line, "%63s %31s %31s", name, how, on) != 3 ||
+		    parse_dev(name, &index) || index >= THPSWAP_MAX_DEVICES ||
+		    (strcmp(how, "created") && strcmp(how, "existing")) ||
+		    (strcmp(on, "swapon") && strcmp(on, "-"))) {
+			fprintf(stderr, "%s: %s:%d: not a line setup writes, ignored\n", prog,
+				state_path, lineno);
+			continue;
+		}
+		if (state_find(s, index) || s->n == THPSWAP_MAX_DEVICES)
+			continue;
+		s->dev[s->n].index = index;
+		s->dev[s->n].created = !strcmp(how, "created");
+		s->dev[s->n].swapped_on = !strcmp(on, "swapon");
+		s->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int state_write(const struct state *s)
+{
+	char tmp[512], dir[512], name[TSW_NAME_LEN], *slash;
+	size_t i;
+	FILE *f;
+
+	if (!s->n) {
+		if (unlink(state_path) && errno != ENOENT)
+			return op_err(-errno, "removing %s", state_path);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%s", state_path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return op_err(-errno, "creating %s", dir);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.new", state_path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return op_err(-errno, "writing %s", tmp);
+	fprintf(f, "# thpswapctl setup: what it created and swapped on; teardown undoes it\n");
+	for (i = 0; i < s->n; i++) {
+		dev_name(s->dev[i].index, name, sizeof(name));
+		fprintf(f, "%s %s %s\n", name, s->dev[i].created ? "created" : "existing",
+			s->dev[i].swapped_on ? "swapon" : "-");
+	}
+	if (fclose(f) || rename(tmp, state_path)) {
+		int err = -errno;
+
+		unlink(tmp);
+		return op_err(err, "writing %s", state_path);
+	}
+	return 0;
+}
+
+static void state_drop(struct state *s, uint32_t index)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->dev[i].index == index) {
+			s->dev[i] = s->dev[--s->n];
+			return;
+		}
+	}
+}
+
+/* MemAvailable of /proc/meminfo in bytes; false if it cannot be read. */
+static bool mem_available(uint64_t *bytes)
+{
+	char line[256];
+	uint64_t kb;
+	bool found = false;
+	FILE *f = fopen(proc_meminfo_path, "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kb) == 1) {
+			*bytes = kb * 1024;
+			found = true;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Can the swap in use on these devices come back into memory?  swapoff
+ * reads every page in; more than MemAvailable means pushing other memory
+ * out, or the OOM killer.  Each device that would be swapped off is
+ * named with what it holds.  0 if it fits (or force), else EXIT_FAIL.
+ */
+static int check_swapoff_fits(const struct tsw_dev *const *devs, size_t n, bool force,
+			      const char *what)
+{
+	uint64_t used = 0, avail;
+	char u[32], a[32];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		used += devs[i]->swap_used;
+	if (!used || !mem_available(&avail) || used <= avail)
+		return 0;
+	fmt_bytes(used, u, sizeof(u));
+	fmt_bytes(avail, a, sizeof(a));
+	if (force) {
+		fprintf(stderr, "%s: --force: swapping off %s in use with %s available\n", prog,
+			u, a);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		char d[32];
+
+		if (!devs[i]->swap_used)
+			continue;
+		fmt_bytes(devs[i]->swap_used, d, sizeof(d));
+		fprintf(stderr, "%s: %s holds %s of swapped-out memory\n", prog, devs[i]->name, d);
+	}
+	fprintf(stderr,
+		"%s: refusing to %s: the swap in use (%s) is more than the memory available (%s);\n"
+		"%s: swapoff would push other memory out or the OOM killer would end processes.\n"
+		"%s: Free memory (stop what uses it) or add other swap and retry, or force it:\n"
+		"%s:   thpswapctl teardown --force\n",
+		prog, what, u, a, prog, prog, prog);
+	return EXIT_FAIL;
+}
+
+/* swapoff if @swapoff_it and it is on, then remove if @remove_it; 0 or EXIT_FAIL. */
+static int take_down(const struct tsw_dev *have, bool swapoff_it, bool remove_it)
+{
+	char path[64];
+	bool off = false;
+	int err;
+
+	snprintf(path, sizeof(path), "/dev/%s", have->name);
+	if (swapoff_it && have->swap_active) {
+		if (swapoff(path))
+			return op_err(-errno, "swapoff %s", path);
+		off = true;
+	}
+	if (remove_it) {
+		err = remove_dev(have->index);
+		if (err)
+			return op_err(err, "removing %s", have->name);
+	}
+	if (off || remove_it)
+		printf("%s: %s%s\n", have->name, off ? "swapped off" : "",
+		       remove_it ? (off ? " and removed" : "removed") : "");
+	return 0;
+}
+
 int cmd_setup(int argc, char **argv)
 {
+	const struct tsw_dev *gone[THPSWAP_MAX_DEVICES];
 	struct tsw_dev *devs = NULL;
+	struct state *st = NULL;
+	struct utsname un;
 	struct conf *c;
-	size_t n = 0, i;
+	size_t n = 0, i, ngone = 0;
 	int ret;
 
 	(void)argc;
 	(void)argv;
 	c = malloc(sizeof(*c));
-	if (!c)
+	st = malloc(sizeof(*st));
+	if (!c || !st) {
+		free(c);
+		free(st);
 		return op_err(-ENOMEM, "allocating");
+	}
 	if (conf_read(c)) {
-		free(c);
-		return EXIT_FAIL;
+		ret = EXIT_FAIL;
+		goto out;
 	}
-	if (!c->n) {
+	ret = state_read(st);
+	if (ret)
+		goto out;
+	/* The module went away since (rmmod): so did every device it had. */
+	if (st->n && !module_loaded())
+		st->n = 0;
+	if (!c->n && !st->n) {
 		printf("%s declares no device: nothing to do\n", conf_path);
-		free(c);
-		return EXIT_OK;
+		ret = state_write(st);
+		goto out;
 	}
-	if (!module_loaded()) {
+	if (c->n && !module_loaded()) {
+		if (uname(&un) == 0 && module_installed(un.release) == 0) {
+			ret = explain_no_module(un.release);
+			goto out;
+		}
 		ret = load_module(c);
 		if (ret)
 			goto out;
@@ -581,6 +870,26 @@ int cmd_setup(int argc, char **argv)
 	}
 	if (ret)
 		goto close;
+	/* What an earlier setup made that the file no longer declares goes, if it can. */
+	for (i = 0; i < st->n; i++) {
+		const struct tsw_dev *have = find_dev(devs, n, st->dev[i].index);
+		size_t j;
+		bool declared = false;
+
+		for (j = 0; j < c->n; j++)
+			declared |= c->dev[j].index == st->dev[i].index;
+		if (declared)
+			continue;
+		if (!have) {
+			state_drop(st, st->dev[i--].index);
+			continue;
+		}
+		if (st->dev[i].swapped_on && have->swap_active)
+			gone[ngone++] = have;
+	}
+	ret = check_swapoff_fits(gone, ngone, false, "apply the file");
+	if (ret)
+		goto close;
 	for (i = 0; i < c->n; i++) {
 		ret = setup_dev(&c->dev[i], find_dev(devs, n, c->dev[i].index));
 		if (ret) {
@@ -588,35 +897,99 @@ int cmd_setup(int argc, char **argv)
 			break;
 		}
 	}
+	if (!ret) {
+		for (i = 0; i < c->n; i++) {
+			const struct conf_dev *d = &c->dev[i];
+			struct state_dev *sd = state_find(st, d->index);
+
+			if (!sd && st->n < THPSWAP_MAX_DEVICES) {
+				sd = &st->dev[st->n++];
+				memset(sd, 0, sizeof(*sd));
+				sd->index = d->index;
+			}
+			if (!sd)
+				continue;
+			sd->created |= d->created;
+			sd->swapped_on |= d->swapped_on;
+		}
+		/* Then the ones the file dropped, oldest record first. */
+		for (i = 0; i < st->n;) {
+			const struct tsw_dev *have = find_dev(devs, n, st->dev[i].index);
+			size_t j;
+			bool declared = false;
+
+			for (j = 0; j < c->n; j++)
+				declared |= c->dev[j].index == st->dev[i].index;
+			if (declared || !have) {
+				i++;
+				continue;
+			}
+			if (take_down(have, st->dev[i].swapped_on, st->dev[i].created)) {
+				ret = EXIT_FAIL;
+				i++;
+				continue;
+			}
+			state_drop(st, st->dev[i].index);
+		}
+	}
+	if (state_write(st))
+		ret = EXIT_FAIL;
 close:
 	tp->close();
 out:
 	free(devs);
+	free(st);
 	free(c);
+	if (ret == EXIT_NOMODULE)
+		return ret;
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_teardown(int argc, char **argv)
 {
+	const struct tsw_dev *off[THPSWAP_MAX_DEVICES];
 	struct tsw_dev *devs = NULL;
-	struct conf *c;
-	size_t n = 0, i;
-	int ret = 0, err;
+	struct state *st;
+	struct conf *c = NULL;
+	size_t n = 0, i, noff = 0;
+	int ret = 0;
 
 	(void)argc;
 	(void)argv;
-	c = malloc(sizeof(*c));
-	if (!c)
+	st = malloc(sizeof(*st));
+	if (!st)
 		return op_err(-ENOMEM, "allocating");
-	if (conf_read(c)) {
-		free(c);
-		return EXIT_FAIL;
+	ret = state_read(st);
+	if (ret)
+		goto out;
+	if (!st->exists) {
+		/*
+		 * No record: set up by a thpswapctl that kept none (before
+		 * 0.1.1), or not at all this boot.  The file's devices are
+		 * taken as setup's, as that version did.
+		 */
+		c = malloc(sizeof(*c));
+		if (!c) {
+			ret = op_err(-ENOMEM, "allocating");
+			goto out;
+		}
+		if (conf_read(c)) {
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		for (i = 0; i < c->n; i++) {
+			st->dev[st->n].index = c->dev[i].index;
+			st->dev[st->n].created = true;
+			st->dev[st->n].swapped_on = true;
+			st->n++;
+		}
 	}
 	/* Not loaded: nothing of ours exists, and loading it is not ours to do. */
-	if (!c->n || !module_loaded()) {
-		printf("%s: no device to tear down\n", conf_path);
-		free(c);
-		return EXIT_OK;
+	if (!st->n || !module_loaded()) {
+		printf("thpswapctl setup set up no device: nothing to tear down\n");
+		st->n = 0;
+		ret = st->exists ? state_write(st) : 0;
+		goto out;
 	}
 	ret = tp_open();
 	if (ret)
@@ -624,29 +997,32 @@ int cmd_teardown(int argc, char **argv)
 	ret = get_devs(NULL, &devs, &n);
 	if (ret)
 		goto close;
-	for (i = c->n; i-- > 0;) {
-		const struct conf_dev *d = &c->dev[i];
-		const struct tsw_dev *have = find_dev(devs, n, d->index);
-		char path[64];
+	for (i = 0; i < st->n; i++) {
+		const struct tsw_dev *have = find_dev(devs, n, st->dev[i].index);
 
-		if (!have)
-			continue;
-		snprintf(path, sizeof(path), "/dev/%s", d->name);
-		if (have->swap_active && swapoff(path)) {
-			ret = op_err(-errno, "swapoff %s", path);
-			continue;
-		}
-		err = remove_dev(d->index);
-		if (err) {
-			ret = op_err(err, "removing %s", d->name);
-			continue;
-		}
-		printf("%s: %sremoved\n", d->name, have->swap_active ? "swapped off and " : "");
+		if (have && st->dev[i].swapped_on && have->swap_active)
+			off[noff++] = have;
 	}
+	ret = check_swapoff_fits(off, noff, opt.seen & O_FORCE, "tear down");
+	if (ret)
+		goto close;
+	/* Newest first, as roll_back() does. */
+	for (i = st->n; i-- > 0;) {
+		const struct tsw_dev *have = find_dev(devs, n, st->dev[i].index);
+
+		if (have && take_down(have, st->dev[i].swapped_on, st->dev[i].created)) {
+			ret = EXIT_FAIL;
+			continue;
+		}
+		state_drop(st, st->dev[i].index);
+	}
+	if (st->exists && state_write(st))
+		ret = EXIT_FAIL;
 close:
 	tp->close();
 out:
 	free(devs);
 	free(c);
+	free(st);
 	return ret ? EXIT_FAIL : EXIT_OK;
 }

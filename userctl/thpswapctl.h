@@ -19,6 +19,7 @@
 #define EXIT_FAIL	1	/* the operation failed */
 #define EXIT_USAGE	2	/* bad command line */
 #define EXIT_NODEV	3	/* no such device */
+#define EXIT_NOMODULE	4	/* setup: no thpswap module for the running kernel */
 
 #define TSW_CLUSTER_SIZE	(2ULL << 20)
 #define TSW_NAME_LEN		32
@@ -215,6 +216,7 @@ enum opt_bit {
 	O_PROMETHEUS	= 1 << 9,
 	O_CONFIG	= 1 << 10,
 	O_NODE		= 1 << 11,
+	O_FORCE		= 1 << 12,
 };
 
 struct tsw_opts {

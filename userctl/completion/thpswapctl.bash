@@ -48,7 +48,8 @@ _thpswapctl()
 		case $cmd in
 		add) opts+=" --size --memmap --node --index" ;;
 		stats) opts+=" --prometheus" ;;
-		setup|teardown) opts+=" --config" ;;
+		setup) opts+=" --config" ;;
+		teardown) opts+=" --config --force" ;;
 		clusters) opts+=" --range" ;;
 		map) opts+=" --width" ;;
 		watch) opts+=" --interval --count" ;;

@@ -6,7 +6,11 @@
 # second setup changes nothing, a malformed file changes nothing and names
 # its bad lines, a device of another size is refused before any change, a
 # failure half way is undone, teardown removes what the file declares and
-# is idempotent; the Prometheus text parses and matches stats --json.
+# is idempotent; setup records what it made in /run/thpswap/devices, and
+# teardown undoes that whatever the file says by then, a second setup
+# with an edited file (systemctl reload) adds and removes devices and
+# leaves the others alone; the Prometheus text parses and matches stats
+# --json.
 # TAP on stdout; exits non-zero if any step failed.
 #
 #   tests/vm/run --script userctl/tests/setup-guest.sh
@@ -243,6 +247,45 @@ expect 1 "teardown with a malformed file: exit 1" thpswapctl teardown --config /
 expect 0 "setup after teardown" thpswapctl setup --config $C
 [ "$(sw thpswap0)" = "65532 100" ] && [ "$(sw thpswap2)" = "32764 7" ] && ok "back up after teardown" || notok "setup after teardown"
 expect 0 "final teardown" thpswapctl teardown --config $C
+[ ! -e /run/thpswap/devices ] && ok "teardown left no record in /run/thpswap" ||
+	{ notok "record left after teardown"; sed 's/^/# /' /run/thpswap/devices; }
+
+# --- the record: teardown undoes setup whatever the file says now ----------------
+expect 0 "setup --config $C (record)" thpswapctl setup --config $C
+if grep -q '^thpswap0 created swapon$' /run/thpswap/devices &&
+   grep -q '^thpswap2 created swapon$' /run/thpswap/devices; then
+	ok "setup recorded thpswap0 and thpswap2 as created and swapped on"
+else
+	notok "setup's record"; sed 's/^/# /' /run/thpswap/devices 2>/dev/null
+fi
+expect 0 "teardown with a malformed file, after setup: exit 0 (it reads the record)" \
+	thpswapctl teardown --config /tmp/etc/bad.conf
+if ! grep -q thpswap /proc/swaps && [ -z "$(ls /sys/block | grep '^thpswap')" ]; then
+	ok "teardown with a malformed file removed what setup made"
+else
+	notok "teardown with a malformed file left:"; sed 's/^/# /' /proc/swaps
+fi
+
+# --- setup again with an edited file: thpswap2 goes, thpswap3 comes -----------------
+expect 0 "setup --config $C" thpswapctl setup --config $C
+uuid0=$(od -An -tx1 -j1036 -N16 /dev/thpswap0)
+printf 'thpswap0 size=64M\nthpswap3 size=16M priority=3\n' > /tmp/etc/edited.conf
+expect 0 "setup with thpswap2's line gone and thpswap3 added" thpswapctl setup --config /tmp/etc/edited.conf
+if [ "$(sw thpswap3)" = "16380 3" ] && [ -z "$(sw thpswap2)" ] && [ ! -e /sys/block/thpswap2 ] &&
+   [ "$(od -An -tx1 -j1036 -N16 /dev/thpswap0)" = "$uuid0" ] &&
+   grep -q '^thpswap0: 64 MiB, swapped on already' /tmp/out &&
+   grep -q '^thpswap2: swapped off and removed' /tmp/out; then
+	ok "edited file applied: thpswap3 created, thpswap2 swapped off and removed, thpswap0 untouched"
+else
+	notok "edited file applied"; show; sed 's/^/# /' /proc/swaps
+fi
+expect 0 "teardown (edited file's record)" thpswapctl teardown --config $C
+if ! grep -q thpswap /proc/swaps && [ -z "$(ls /sys/block | grep '^thpswap')" ]; then
+	ok "teardown removed thpswap0 and thpswap3, though $C declares thpswap2, not thpswap3"
+else
+	notok "teardown after the edit left:"; sed 's/^/# /' /proc/swaps; ls /sys/block | sed 's/^/# /'
+fi
+expect 2 "--force applies to teardown only" thpswapctl setup --force --config $C
 
 echo "1..$n"
 [ "$failed" = 0 ]
