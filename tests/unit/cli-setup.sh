@@ -97,7 +97,7 @@ ok $? "setup takes no --json (usage error)"
 # Parsed as valid: teardown gets past the checks (and, with no thpswap
 # module on the host, has nothing to remove).
 if [ ! -e /sys/module/thpswap ]; then
-	run 0 teardown --config "$tmp/ok.conf" && [ ! -s "$tmp/err" ] && grep -q "no device to tear down" "$tmp/out"
+	run 0 teardown --config "$tmp/ok.conf" && [ ! -s "$tmp/err" ] && grep -q "set up no device: nothing to tear down" "$tmp/out"
 	ok $? "tabs, hex size, trailing comment, priority=0, discard=pages/yes, thpswap63: valid"
 fi
 run 2 stats --config "$tmp/ok.conf" && grep -q -- "--config does not apply to 'stats'" "$tmp/err"
