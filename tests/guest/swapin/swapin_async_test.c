@@ -120,22 +120,33 @@ static int writeback_drained(void)
  * takes the clean swap cache pages (nothing else of ours is left to
  * reclaim but the test program itself).  Returns 0, or -1 if it could not.
  */
+/* This process's memory cgroup directory, from /proc/self/cgroup. */
+static int own_cgroup(char *dir, size_t len)
+{
+	char cg[256];
+
+	if (read_file("/proc/self/cgroup", cg, sizeof(cg)) < 4 ||
+	    strncmp(cg, "0::/", 4) || cg[4] == '\n')
+		return -1;
+	cg[strcspn(cg, "\n")] = 0;
+	snprintf(dir, len, "/sys/fs/cgroup%s", cg + 3);
+	return 0;
+}
+
 static int drop_swap_cache(struct __test_metadata *_metadata)
 {
-	char cg[256], path[320];
+	char dir[300], path[340];
 	int err;
 
 	if (writeback_drained()) {
 		TH_LOG("writeback did not drain in 60 s");
 		return -1;
 	}
-	if (read_file("/proc/self/cgroup", cg, sizeof(cg)) < 4 ||
-	    strncmp(cg, "0::/", 4) || cg[4] == '\n') {
-		TH_LOG("not in a memory cgroup of its own: %s", cg);
+	if (own_cgroup(dir, sizeof(dir))) {
+		TH_LOG("not in a memory cgroup of its own");
 		return -1;
 	}
-	cg[strcspn(cg, "\n")] = 0;
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.reclaim", cg + 3);
+	snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
 	/* EAGAIN: it reclaimed less than asked for, which is all there was. */
 	err = write_file(path, "1G");
 	if (err && err != -EAGAIN) {
@@ -364,7 +375,7 @@ TEST_F_TIMEOUT(async, touch_at_once, ASYNC_TIMEOUT)
 	struct snap a;
 
 	snap(&a);
-	EXPECT_EQ(0, touch_rounds(_metadata, rounds(96), false, true));
+	EXPECT_EQ(0, touch_rounds(_metadata, rounds(48), false, true));
 	log_delta(_metadata, "touch at once", &a);
 }
 
@@ -373,7 +384,7 @@ TEST_F_TIMEOUT(async, touch_from_other_thread, ASYNC_TIMEOUT)
 	struct snap a;
 
 	snap(&a);
-	EXPECT_EQ(0, touch_rounds(_metadata, rounds(96), true, true));
+	EXPECT_EQ(0, touch_rounds(_metadata, rounds(48), true, true));
 	log_delta(_metadata, "touch from another thread", &a);
 }
 
@@ -389,7 +400,7 @@ TEST_F_TIMEOUT(async, swapoff_during, ASYNC_TIMEOUT)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(touch_rounds(_metadata, rounds(64), false, false) ? 1 : 0);
+		_exit(touch_rounds(_metadata, rounds(32), false, false) ? 1 : 0);
 	/* Off and on until the child is done: it faults on whatever is left. */
 	while ((reaped = waitpid(pid, &status, WNOHANG)) == 0) {
 		err = do_swapoff(path);
