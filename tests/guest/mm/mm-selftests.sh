@@ -134,9 +134,18 @@ swap_device() {
 		fi
 		echo /dev/thpswap0 ;;
 	nvme)
-		for d in /dev/nvme0n1 /dev/nvme1n1; do
-			[ -b "$d" ] && { echo "$d"; return 0; }
+		# Built in on the test kernels, a module on Debian's: wait for
+		# the namespace to show up (probing is asynchronous).
+		[ -b /dev/nvme0n1 ] || $MODPROBE nvme 2> /dev/null
+		i=0
+		while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
 		done
+		if [ -b /dev/nvme0n1 ]; then
+			echo /dev/nvme0n1
+			return 0
+		fi
 		echo "no NVMe namespace (tests/vm/run --disk SIZE,nvme)" >&2
 		return 1 ;;
 	*) echo "unknown device '$1'" >&2; return 1 ;;
