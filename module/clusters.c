@@ -18,7 +18,6 @@
 #include <linux/slab.h>
 
 #include "clusters.h"
-#include "events.h"
 
 int thpswap_clusters_init(struct thpswap_clusters *c, unsigned long nr)
 {
@@ -26,6 +25,7 @@ int thpswap_clusters_init(struct thpswap_clusters *c, unsigned long nr)
 	int s;
 
 	c->nr = nr;
+	c->on_change = NULL;	/* the owner sets it after this */
 	c->cl = kvcalloc(nr, sizeof(*c->cl), GFP_KERNEL);
 	if (!c->cl)
 		return -ENOMEM;
@@ -82,7 +82,8 @@ static void thpswap_cluster_set_state(struct thpswap_clusters *c,
 	/* Paired with the lockless READ_ONCE() in note_read(). */
 	WRITE_ONCE(cl->state, new);
 	atomic_inc(&c->generation);
-	thpswap_events_cluster_changed(c, cl - c->cl);
+	if (c->on_change)
+		c->on_change(c, cl - c->cl);
 }
 
 /* Does not sleep.  Called with @cl->lock held; returns how many were set. */

@@ -71,6 +71,15 @@ struct thpswap_clusters {
 	unsigned long *changed;
 	unsigned long *sending;
 	atomic_long_t transitions;
+	/*
+	 * Told of every state transition, with the cluster's lock held and
+	 * the cluster's index: must not sleep or allocate.  A hook, not a
+	 * call, so that this layer, which the I/O path runs, knows nothing
+	 * of the transports above it (device.c sets it to the netlink
+	 * events).  Set after thpswap_clusters_init(), before the disk is
+	 * added; read-only after that.  NULL tells nobody.
+	 */
+	void (*on_change)(struct thpswap_clusters *c, unsigned long idx);
 };
 
 struct thpswap_cluster_counts {

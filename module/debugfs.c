@@ -14,46 +14,24 @@
  * The sectors must lie inside the device.  /sys/block/thpswapN/badblocks
  * lists them.
  *
- * fail_read (kernels with CONFIG_FAULT_INJECTION_DEBUG_FS): the standard
- * fault-injection attributes (Documentation/fault-injection/), shared by
- * all devices.  A read chosen by it fails with -EIO before any byte moves,
- * as poisoned memory would: the swap-in error paths can then be tested.
+ * fail_read (kernels with CONFIG_FAULT_INJECTION_DEBUG_FS): published here,
+ * kept in faults.c beside the I/O path that consults it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/badblocks.h>
 #include <linux/debugfs.h>
-#include <linux/fault-inject.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
 #include "debugfs.h"
 #include "device.h"
+#include "faults.h"
 
 #define THPSWAP_MAP_PER_LINE	64
 
 static struct dentry *thpswap_debugfs_root;
-
-#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
-static DECLARE_FAULT_ATTR(thpswap_fail_read);
-
-/* Does not sleep or allocate (with verbose=2 it prints a stack). */
-bool thpswap_should_fail_read(u64 bytes)
-{
-	return should_fail(&thpswap_fail_read, bytes);
-}
-
-static void thpswap_debugfs_fault_init(void)
-{
-	fault_create_debugfs_attr("fail_read", thpswap_debugfs_root,
-				  &thpswap_fail_read);
-}
-#else
-static void thpswap_debugfs_fault_init(void)
-{
-}
-#endif
 
 /* The seq_file position is the line number. */
 static void *thpswap_cluster_map_start(struct seq_file *m, loff_t *pos)
@@ -136,7 +114,7 @@ static const struct file_operations thpswap_inject_badblocks_fops = {
 void thpswap_debugfs_init(void)
 {
 	thpswap_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	thpswap_debugfs_fault_init();
+	thpswap_faults_debugfs_init(thpswap_debugfs_root);
 }
 
 void thpswap_debugfs_exit(void)

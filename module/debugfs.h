@@ -10,16 +10,6 @@
 
 struct thpswap_dev;
 
-/* Does not sleep.  True when debugfs fail_read picks this read to fail. */
-#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
-bool thpswap_should_fail_read(u64 bytes);
-#else
-static inline bool thpswap_should_fail_read(u64 bytes)
-{
-	return false;
-}
-#endif
-
 void thpswap_debugfs_init(void);
 void thpswap_debugfs_exit(void);
 void thpswap_debugfs_add_dev(struct thpswap_dev *dev);

@@ -24,7 +24,6 @@
 
 #include "debugfs.h"
 #include "device.h"
-#include "events.h"
 #include "io.h"
 #include "sysfs.h"
 
@@ -41,6 +40,8 @@
 static DEFINE_IDR(thpswap_devices);
 static DEFINE_MUTEX(thpswap_devices_mutex);
 static int thpswap_major;	/* set at module init */
+/* Set at module init, read-only after: see struct thpswap_dev_hooks. */
+static const struct thpswap_dev_hooks *thpswap_hooks;
 /* Changes on every add and remove; thpswap_devices_mutex. */
 static u32 devices_generation = 1;
 /* Last thpswap_dev.serial handed out; thpswap_devices_mutex. */
@@ -286,7 +287,7 @@ static void thpswap_dev_destroy(struct thpswap_dev *dev)
 	thpswap_ram_unreserve(dev->backing.kind, dev->backing.size,
 			      dev->backing.node);
 	devices_generation++;
-	thpswap_events_dev_del(dev->index);
+	thpswap_hooks->dev_removed(dev->index);
 	thpswap_dev_free(dev);
 }
 
@@ -307,7 +308,7 @@ int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index)
 		return -ENOMEM;
 	dev->nr_sectors = cfg->size >> SECTOR_SHIFT;
 	dev->nr_slots = cfg->size >> PAGE_SHIFT;
-	INIT_DELAYED_WORK(&dev->events_work, thpswap_events_work);
+	INIT_DELAYED_WORK(&dev->events_work, thpswap_hooks->events_work);
 
 	err = mutex_lock_killable(&thpswap_devices_mutex);
 	if (err)
@@ -339,6 +340,8 @@ int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index)
 				    cfg->size >> THPSWAP_CHUNK_SHIFT);
 	if (err)
 		goto err_unreserve;
+	/* Before the disk is added: no I/O can see the hook change. */
+	dev->clusters.on_change = thpswap_hooks->cluster_changed;
 	dev->stats = thpswap_stats_alloc();
 	if (!dev->stats) {
 		err = -ENOMEM;
@@ -358,7 +361,7 @@ int thpswap_dev_create(struct thpswap_dev_config *cfg, int *index)
 		goto err_idr;
 	thpswap_debugfs_add_dev(dev);
 	idr_replace(&thpswap_devices, dev, dev->index);
-	thpswap_events_dev_new(dev);
+	thpswap_hooks->dev_added(dev);
 	devices_generation++;
 	if (index)
 		*index = dev->index;
@@ -460,23 +463,24 @@ u32 thpswap_devices_generation(void)
 	return devices_generation;
 }
 
-void thpswap_dev_for_each(void (*fn)(struct thpswap_dev *dev))
+void thpswap_devices_cancel_events(void)
 {
 	struct thpswap_dev *dev;
 	int index;
 
 	mutex_lock(&thpswap_devices_mutex);
 	idr_for_each_entry(&thpswap_devices, dev, index)
-		fn(dev);
+		cancel_delayed_work_sync(&dev->events_work);
 	mutex_unlock(&thpswap_devices_mutex);
 }
 
-int thpswap_devices_init(void)
+int thpswap_devices_init(const struct thpswap_dev_hooks *hooks)
 {
 	/* Slots are pages and our logical block is a slot: 4 KiB. */
 	BUILD_BUG_ON(PAGE_SIZE != SZ_4K);
 	BUILD_BUG_ON(THPSWAP_SLOTS_PER_CLUSTER != 512);
 
+	thpswap_hooks = hooks;
 	thpswap_major = register_blkdev(0, KBUILD_MODNAME);
 	if (thpswap_major < 0)
 		return thpswap_major;

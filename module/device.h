@@ -125,11 +125,35 @@ struct thpswap_dev *thpswap_dev_find(int index);
 struct thpswap_dev *thpswap_dev_next(int *index);
 /* Changes whenever a device is added or removed.  Lock held. */
 u32 thpswap_devices_generation(void);
-/* Calls @fn on every device, with the lock held.  May sleep. */
-void thpswap_dev_for_each(void (*fn)(struct thpswap_dev *dev));
+/*
+ * May sleep.  Waits for every device's events work, after
+ * thpswap_events_disable(): the works are the devices', so device.c, not
+ * events.c, walks the table.
+ */
+void thpswap_devices_cancel_events(void);
 
-/* Module init/exit: the block major, and removing every device at exit. */
-int thpswap_devices_init(void);
+/*
+ * What the layers above want to hear of a device's life: set once by
+ * main.c, so that device.c calls nothing above it (the netlink events call
+ * down into the device table, and a call back up would close a circle).
+ * Every member is required.
+ */
+struct thpswap_dev_hooks {
+	/* The clusters' on_change hook; under a cluster lock, does not sleep. */
+	void (*cluster_changed)(struct thpswap_clusters *c, unsigned long idx);
+	/* The function of each device's @events_work; may sleep. */
+	work_func_t events_work;
+	/* After a device was added; table lock held, may sleep. */
+	void (*dev_added)(struct thpswap_dev *dev);
+	/* After device @index was deleted; table lock held, may sleep. */
+	void (*dev_removed)(int index);
+};
+
+/*
+ * Module init/exit: the block major and the hooks (@hooks must outlive
+ * every device), and removing every device at exit.  May sleep.
+ */
+int thpswap_devices_init(const struct thpswap_dev_hooks *hooks);
 void thpswap_devices_exit(void);
 
 #endif /* _THPSWAP_DEVICE_H */

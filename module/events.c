@@ -218,18 +218,14 @@ void thpswap_events_enable(void)
 	WRITE_ONCE(thpswap_events_on, true);
 }
 
-static void thpswap_events_cancel(struct thpswap_dev *dev)
-{
-	cancel_delayed_work_sync(&dev->events_work);
-}
-
 void thpswap_events_disable(void)
 {
 	WRITE_ONCE(thpswap_events_on, false);
 	/*
 	 * The hooks run with preemption disabled: once this returns, any
-	 * hook that saw the flag set has queued its work.
+	 * hook that saw the flag set has queued its work, which the caller
+	 * then cancels (thpswap_devices_cancel_events(): the works belong to
+	 * the devices, and this layer calls nothing in device.c).
 	 */
 	synchronize_rcu();
-	thpswap_dev_for_each(thpswap_events_cancel);
 }

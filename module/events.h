@@ -20,8 +20,9 @@ struct thpswap_dev;
 #define THPSWAP_EVENTS_DELAY	msecs_to_jiffies(100)
 
 /*
- * Does not sleep, does not allocate; called under the cluster's lock with
- * the cluster's index.
+ * The clusters' on_change hook (struct thpswap_clusters), set by
+ * device.c.  Does not sleep, does not allocate; called under the
+ * cluster's lock with the cluster's index.
  */
 void thpswap_events_cluster_changed(struct thpswap_clusters *c,
 				    unsigned long idx);
@@ -35,8 +36,10 @@ void thpswap_events_dev_del(int index);
 
 /*
  * May sleep.  Events are sent between enable (after the netlink family
- * is registered) and disable (before it is unregistered); disable waits
- * for every sender to finish.
+ * is registered) and disable (before it is unregistered).  Disable waits
+ * for the cluster hooks in flight; the caller then waits for the works
+ * they queued with thpswap_devices_cancel_events(), and only after both
+ * may the family go.
  */
 void thpswap_events_enable(void);
 void thpswap_events_disable(void);

@@ -22,8 +22,8 @@
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 
-#include "debugfs.h"
 #include "device.h"
+#include "faults.h"
 #include "io.h"
 
 #define THPSWAP_SLOT_SECTORS	(PAGE_SIZE >> SECTOR_SHIFT)

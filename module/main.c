@@ -185,6 +185,14 @@ static int __init thpswap_parse_params(u64 *dev_size, phys_addr_t *phys)
 	return 0;
 }
 
+/* device.c tells the events layer through these; see device.h. */
+static const struct thpswap_dev_hooks thpswap_dev_hooks = {
+	.cluster_changed = thpswap_events_cluster_changed,
+	.events_work = thpswap_events_work,
+	.dev_added = thpswap_events_dev_new,
+	.dev_removed = thpswap_events_dev_del,
+};
+
 static int __init thpswap_init(void)
 {
 	struct thpswap_dev_config cfg = { };
@@ -201,7 +209,7 @@ static int __init thpswap_init(void)
 		num_devices = 0;
 
 	thpswap_debugfs_init();
-	err = thpswap_devices_init();
+	err = thpswap_devices_init(&thpswap_dev_hooks);
 	if (err)
 		goto err_debugfs;
 
@@ -234,6 +242,7 @@ static int __init thpswap_init(void)
 
 err_netlink:
 	thpswap_events_disable();
+	thpswap_devices_cancel_events();
 	thpswap_netlink_exit();
 err_devices:
 	thpswap_devices_exit();
@@ -251,6 +260,7 @@ static void __exit thpswap_exit(void)
 {
 	thpswap_control_exit();
 	thpswap_events_disable();
+	thpswap_devices_cancel_events();
 	thpswap_netlink_exit();
 	thpswap_devices_exit();
 	thpswap_debugfs_exit();

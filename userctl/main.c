@@ -87,6 +87,7 @@ static void show_help(FILE *f)
 		"\noptions (before or after the command):\n"
 		"  --json             JSON output (list, stats, clusters, map, watch, add)\n"
 		"  --ioctl            use /dev/thpswap-control instead of generic netlink\n"
+		"  --netlink          use generic netlink (the default)\n"
 		"  --color=WHEN       auto (colour on a terminal), always or never\n"
 		"  --size SIZE        bytes, or with a K, M, G or T suffix (add)\n"
 		"  --memmap ADDR      back the device by reserved memory at ADDR (add)\n"

@@ -253,6 +253,15 @@ int cmd_watch(int argc, char **argv)
 		if (fd < 0) {
 			op_err(fd, "subscribing to events; showing counters only");
 			fd = -1;
+		} else {
+			/*
+			 * The group is joined: from here on no event is
+			 * missed.  Said on stderr, so that a script that
+			 * starts watch and then changes something can wait
+			 * for this line instead of guessing with a sleep
+			 * (thpswapctl(8), watch).  stderr is unbuffered.
+			 */
+			fprintf(stderr, "%s: listening for events\n", prog);
 		}
 	} else {
 		fprintf(stderr, "%s: the %s transport has no events; showing counters only\n",

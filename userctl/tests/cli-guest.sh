@@ -257,10 +257,19 @@ thpswapctl --ioctl clusters 0 > /tmp/io.cl 2>&1
 if cmp -s /tmp/nl.cl /tmp/io.cl; then ok "netlink and ioctl clusters agree"; else
 	notok "netlink and ioctl clusters agree"; diff /tmp/nl.cl /tmp/io.cl | sed 's/^/# /'; fi
 
-# watch sees a device come and go (netlink events).
-thpswapctl watch --count 3 --interval 0.5 > /tmp/watch.out 2> /tmp/watch.err &
+# watch sees a device come and go (netlink events).  watch says on stderr
+# when it has joined the events group: wait for that line (bounded, 30 s),
+# not for a guessed time, or a loaded host adds thpswap7 before watch
+# listens.  Its 3 refreshes 1.5 s apart leave 3 s for the add and remove.
+thpswapctl watch --count 3 --interval 1.5 > /tmp/watch.out 2> /tmp/watch.err &
 wpid=$!
-sleep 0.3
+i=0
+until grep -q 'listening for events' /tmp/watch.err || [ $i -ge 300 ] || ! kill -0 $wpid 2> /dev/null; do
+	sleep 0.1	# polling for watch's line, bounded: not synchronisation
+	i=$((i + 1))
+done
+grep -q 'listening for events' /tmp/watch.err && ok "watch says when it listens" ||
+	notok "watch said nothing on stderr before its first refresh"
 thpswapctl add --size 8M --index 7 > /dev/null 2>&1
 thpswapctl remove 7 > /dev/null 2>&1
 wait $wpid
