@@ -13,7 +13,7 @@
 #
 # A configuration is DEVICE[/POLICY]: DEVICE thpswap (modprobe thpswap,
 # mkswap, swapon: swap in RAM, as the other suites) or nvme (the first NVMe
-# namespace, from tests/vm/run --disk SIZE,nvme); POLICY, when given, is
+# disk, tests/vm/run --disk SIZE,nvme); POLICY, when given, is
 # written to /sys/kernel/mm/transparent_hugepage/swapin_enabled (the
 # patched kernel's knob; a configuration with a POLICY fails where the
 # knob is missing).  The first configuration runs every test; the others
@@ -134,28 +134,32 @@ swap_device() {
 		fi
 		echo /dev/thpswap0 ;;
 	nvme)
-		# Built in on the test kernels, a module on Debian's: wait for
-		# the namespace to show up (probing is asynchronous).
-		[ -b /dev/nvme0n1 ] || $MODPROBE nvme 2> /dev/null
-		i=0
-		while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		if [ -b /dev/nvme0n1 ]; then
-			echo /dev/nvme0n1
-			return 0
-		fi
-		echo "no NVMe namespace (tests/vm/run --disk SIZE,nvme)" >&2
-		return 1 ;;
+		# tests/vm/run --disk SIZE,nvme: the only disk, found (and
+		# waited for) by the harness.
+		harness-disk 0 || {
+			echo "no NVMe disk (tests/vm/run --disk SIZE,nvme)" >&2
+			return 1
+		} ;;
 	*) echo "unknown device '$1'" >&2; return 1 ;;
 	esac
 }
 
+# hugetlb_reserve N: N huge pages in the pool, waited for (bounded) until
+# all are free and none reserved, as the hugetlb tests assume.  (Once, on
+# stock, hugepage-mmap's mmap of 128 pages failed with ENOMEM right after
+# the pool was filled; the meminfo lines are there to tell why next time.)
 hugetlb_reserve() {
 	echo 3 > /proc/sys/vm/drop_caches
 	echo "$1" > /proc/sys/vm/nr_hugepages
-	echo "# nr_hugepages=$(cat /proc/sys/vm/nr_hugepages) (asked $1)"
+	i=0
+	while [ $i -lt 50 ] &&
+	      ! awk -v n="$1" '$1 == "HugePages_Free:" { f = $2 } $1 == "HugePages_Rsvd:" { r = $2 }
+			END { exit !(f == n && r == 0) }' /proc/meminfo; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# nr_hugepages=$(cat /proc/sys/vm/nr_hugepages) (asked $1):" \
+		$(grep -E '^HugePages_(Total|Free|Rsvd|Surp)' /proc/meminfo | tr -s ' ')
 }
 
 echo "TAP version 13"
