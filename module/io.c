@@ -351,11 +351,12 @@ void thpswap_submit_bio(struct bio *bio)
 }
 
 /*
- * Does not sleep.  The swap fast path: @page is a 4 KiB page or the head
- * of a THP, and thp_size() bytes move in one call.  The contract (see
- * drivers/nvdimm/pmem.c): on success call page_endio() and return 0; on
- * error return it without page_endio(), and the caller retries with a bio
- * or completes the page itself.
+ * Does not sleep (but in a read that fail_read fails while its delay_ms is
+ * set: faults.c, debug kernels only).  The swap fast path: @page is a
+ * 4 KiB page or the head of a THP, and thp_size() bytes move in one call.
+ * The contract (see drivers/nvdimm/pmem.c): on success call page_endio()
+ * and return 0; on error return it without page_endio(), and the caller
+ * retries with a bio or completes the page itself.
  */
 int thpswap_rw_page(struct block_device *bdev, sector_t sector,
 		    struct page *page, enum req_op op)
@@ -374,8 +375,11 @@ int thpswap_rw_page(struct block_device *bdev, sector_t sector,
 		thpswap_stat_inc(dev, THPSWAP_STAT_REJECTED);
 		return -EIO;
 	}
-	if (op == REQ_OP_READ && (thpswap_should_fail_read(len) ||
-				  thpswap_is_bad(dev, sector, len)))
+	if (op == REQ_OP_READ && thpswap_should_fail_read(len)) {
+		thpswap_fail_read_delay();
+		return -EIO;
+	}
+	if (op == REQ_OP_READ && thpswap_is_bad(dev, sector, len))
 		return -EIO;
 
 	if (op == REQ_OP_WRITE)

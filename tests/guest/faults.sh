@@ -17,6 +17,9 @@
 #  3. Same kernels: thpswap's own fail_read fails the first two reads (the
 #     rw_page of one THP and the kernel's bio retry of it).  That THP falls
 #     back, counted as thp_swpin_fallback_io; the others come back whole.
+#  4. Same kernels: swapin_unclaim_test.  fail_read fails a THP's read
+#     after a delay, during which another thread unmaps half the THP: the
+#     claim given back frees those slots and the cluster is no longer huge.
 #
 #   tests/vm/run --kernel debug --script tests/guest/faults.sh
 set -u
@@ -67,6 +70,7 @@ dmesg -c > /dev/null
 if [ -z "$(vm thp_swpin)" ]; then
 	skip_unless_patched "2: THP allocation failure at swap-in" "no whole-THP swap-in in this kernel"
 	skip_unless_patched "3: read error at THP swap-in" "no whole-THP swap-in in this kernel"
+	skip_unless_patched "4: a claim given back after a failed read" "no whole-THP swap-in in this kernel"
 else
 	fault fail_page_alloc min-order 9
 	fault_on fail_page_alloc 100 -1 Y
@@ -101,6 +105,10 @@ else
 	is "3: the other 3 THPs swapped in whole" "$(($(vm thp_swpin) - s0))" 3
 	is "3: the device counted 3 whole swap-ins" "$(($(dstat swapin_whole) - w0))" 3
 	is "3: the failed THP came back as 512 pages" "$(sum dev_page_reads /tmp/f3)" 512
+
+	# ---- 4: half the THP unmapped while its failing read waits -----------
+	THPSWAP_DEV=$DEV run_kselftest swapin_unclaim_test || true
+	fault_off
 fi
 
 step "swapoff, swapon" sh -c "swapoff $BLK && swapon $BLK"

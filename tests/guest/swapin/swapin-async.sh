@@ -13,6 +13,8 @@
 #       --add /usr/sbin/mkfs.ext4 --script tests/guest/swapin/swapin-async.sh \
 #       -- nvme:0 virtio:1 file:2 [policy=always,auto] [THPSWAP_TEST_DIV=N]
 #
+# A target KIND:I:POLICIES (file:2:always) runs under those policies only.
+#
 # Targets: nvme:I and virtio:I swap on the raw disk I (virtio-blk is marked
 # non-rotational first, as the swap layer gives a rotational device no
 # swap clusters and so no whole-THP swap-out); file:I makes ext4 on disk I
@@ -66,7 +68,9 @@ cat /harness/disks | sed 's/^/# disk /'
 step "in a memory cgroup of its own" in_own_memcg || bail "no memory cgroup"
 
 for t in $targets; do
-	kind=${t%%:*} idx=${t#*:}
+	# KIND:I or KIND:I:POLICIES (that target under those policies only)
+	kind=${t%%:*} idx=${t#*:} tpol=$policies
+	case "$idx" in *:*) tpol=${idx#*:} idx=${idx%%:*} ;; esac
 	dev=$(harness-disk "$idx") || { not_ok "$t: disk $idx attached"; continue; }
 	name=${dev#/dev/}
 	swap=$dev
@@ -104,7 +108,8 @@ for t in $targets; do
 			test "${kb:-98300}" -lt 98300 -a "$(( ${kb:-0} / 4 % 512 ))" != 511
 	fi
 	export THPSWAP_SWAP=$swap
-	for p in $(echo "$policies" | tr , ' '); do
+	[ -e $knob ] || tpol=none
+	for p in $(echo "$tpol" | tr , ' '); do
 		[ "$p" = none ] || echo "$p" > $knob
 		# Whole swap-out, so whole swap-in at every fault.
 		unset THPSWAP_EXPECT_THP_SWPIN

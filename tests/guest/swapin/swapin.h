@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* @bytes divided by THPSWAP_TEST_DIV, in whole THPs, at least 8 of them. */
-static size_t scaled(size_t bytes)
+static inline size_t scaled(size_t bytes)
 {
 	const char *d = getenv("THPSWAP_TEST_DIV");
 	size_t div = d ? strtoul(d, NULL, 10) : 1;

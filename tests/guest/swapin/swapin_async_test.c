@@ -27,6 +27,12 @@
  *    soon as MADV_PAGEOUT returns.
  *  - swapoff_during: touch_at_once in a child process while the parent
  *    swaps the device off and on again until the child is done.
+ *  - fork_shared_write: THPs that a parent and its child share are swapped
+ *    out of both by memory.reclaim, and the parent writes each at once,
+ *    while it is still in the swap cache (under writeback where the device
+ *    takes whole THPs): a THP mapped exclusive and writable there, whatever
+ *    the swap PTEs said, would carry the parent's writes to the child.  The
+ *    child must read what was there before the fork.
  *
  * Nothing sleeps to wait for the kernel: the reader thread is handed each
  * round through an atomic counter, the swapoff loop runs until the child
@@ -164,11 +170,12 @@ static int drop_swap_cache(struct __test_metadata *_metadata)
 static uint64_t reread_all(struct __test_metadata *_metadata, char *mem,
 			   const uint64_t *seed, bool swap_stays)
 {
-	long long in0 = vmstat_get("pswpin");
+	long long in0 = vmstat_get("pswpin"), out_kb;
 	uint64_t bad = 0;
 	int i;
 
 	madvise(mem, REGION_THPS * THP_SIZE, MADV_PAGEOUT);
+	out_kb = smaps_range_kb(mem, REGION_THPS * THP_SIZE, "Swap");
 	if (drop_swap_cache(_metadata))
 		return 1;
 	for (i = 0; i < REGION_THPS; i++)
@@ -178,8 +185,9 @@ static uint64_t reread_all(struct __test_metadata *_metadata, char *mem,
 	/* Unless swapoff may have taken it all back meanwhile. */
 	if (swap_stays &&
 	    vmstat_get("pswpin") - in0 < (long long)(REGION_THPS * THP_SIZE / PAGE_SZ)) {
-		TH_LOG("pswpin +%lld: not all of it was read from the device",
-		       vmstat_get("pswpin") - in0);
+		TH_LOG("pswpin +%lld: not all of it was read from the device (after MADV_PAGEOUT: Swap %lld kB of %lu, SwapFree %lld kB)",
+		       vmstat_get("pswpin") - in0, out_kb,
+		       REGION_THPS * THP_SIZE / KiB, meminfo_kb("SwapFree"));
 		bad++;
 	}
 	return bad;
@@ -422,6 +430,77 @@ TEST_F_TIMEOUT(async, swapoff_during, ASYNC_TIMEOUT)
 	EXPECT_LT(0, offs);
 	if (!swap_active(path))
 		EXPECT_EQ(0, do_swapon(path, 0));
+}
+
+/* In the swap cache: mincore() of a swapped-out page asks the swap cache. */
+static bool in_swap_cache(char *p)
+{
+	unsigned char vec;
+
+	return !mincore(p, PAGE_SZ, &vec) && (vec & 1);
+}
+
+TEST_F_TIMEOUT(async, fork_shared_write, ASYNC_TIMEOUT)
+{
+	const size_t bytes = REGION_THPS * THP_SIZE;
+	char cg[300], path[340], amount[32], c;
+	int go[2], status, tries, cached = 0, i;
+	long long swap_kb = 0;
+	uint64_t bad;
+	struct snap a;
+	char *mem;
+	pid_t pid;
+
+	ASSERT_EQ(0, own_cgroup(cg, sizeof(cg)))
+		TH_LOG("not in a memory cgroup of its own");
+	mem = thp_filled(_metadata, bytes, 0xf0f0);
+	ASSERT_NE(NULL, mem);
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		/* Whatever the parent wrote, this copy is the fork's. */
+		_exit(verify(_metadata, "the child's copy", mem, bytes,
+			     0xf0f0, 0) ? 1 : 0);
+	}
+	close(go[0]);
+	snap(&a);
+	/*
+	 * MADV_PAGEOUT leaves a THP that two processes map; memcg reclaim
+	 * unmaps it from both.  The first passes may only age it.
+	 */
+	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
+	snprintf(amount, sizeof(amount), "%zu", 2 * bytes);
+	for (tries = 0; tries < 64; tries++) {
+		write_file(path, amount);
+		swap_kb = smaps_range_kb(mem, bytes, "Swap");
+		if (swap_kb == (long long)(bytes / KiB))
+			break;
+	}
+	/* At once, THP after THP: the last writes are still in flight. */
+	for (i = 0; i < REGION_THPS; i++) {
+		cached += in_swap_cache(mem + i * THP_SIZE);
+		pattern_fill(mem + i * THP_SIZE, THP_SIZE, 0xabab,
+			     i * (THP_SIZE / 8));
+	}
+	TH_LOG("memory.reclaim: %d passes, Swap %lld kB of %zu; %d of %d THPs still in the swap cache when written",
+	       tries + 1, swap_kb, bytes / KiB, cached, REGION_THPS);
+	log_delta(_metadata, "fork, reclaim, write", &a);
+	ASSERT_EQ((long long)(bytes / KiB), swap_kb);
+	/* Else the case was not exercised: the writes were too fast. */
+	if (getenv("THPSWAP_EXPECT_THP_SWPOUT"))
+		EXPECT_LT(0, cached);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child saw the parent's writes (status %#x)", status);
+	bad = verify(_metadata, "the parent's copy", mem, bytes, 0xabab, 0);
+	EXPECT_EQ(0, bad);
+	thp_free(mem, bytes);
 }
 
 TEST_HARNESS_MAIN
