@@ -8,6 +8,7 @@
 #define THPSWAP_SWAPIN_H
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,31 @@ static inline char *thp_out(struct __test_metadata *_metadata, size_t bytes,
 		return NULL;
 	}
 	return mem;
+}
+
+/*
+ * Write memory.reclaim of the cgroup directory @cg, asking for twice @bytes
+ * each time, until all of [@mem, @mem + @bytes) is swapped out, 64 times at
+ * most: the first passes may only age it.  Returns the range's Swap in kB
+ * at the end, with the number of writes in *@passes.
+ */
+static inline long long reclaim_range_out(const char *cg, const void *mem,
+					  size_t bytes, int *passes)
+{
+	char path[320], amount[32];
+	long long swap_kb = -1;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
+	snprintf(amount, sizeof(amount), "%zu", 2 * bytes);
+	for (n = 1; n <= 64; n++) {
+		write_file(path, amount);
+		swap_kb = smaps_range_kb(mem, bytes, "Swap");
+		if (swap_kb == (long long)(bytes / KiB))
+			break;
+	}
+	*passes = n > 64 ? 64 : n;
+	return swap_kb;
 }
 
 /* Check every word; log the first bad one.  Returns the number bad. */

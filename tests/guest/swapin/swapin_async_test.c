@@ -443,7 +443,7 @@ static bool in_swap_cache(char *p)
 TEST_F_TIMEOUT(async, fork_shared_write, ASYNC_TIMEOUT)
 {
 	const size_t bytes = REGION_THPS * THP_SIZE;
-	char cg[300], path[340], amount[32], c;
+	char cg[300], c;
 	int go[2], status, tries, cached = 0, i;
 	long long swap_kb = 0;
 	uint64_t bad;
@@ -472,14 +472,7 @@ TEST_F_TIMEOUT(async, fork_shared_write, ASYNC_TIMEOUT)
 	 * MADV_PAGEOUT leaves a THP that two processes map; memcg reclaim
 	 * unmaps it from both.  The first passes may only age it.
 	 */
-	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
-	snprintf(amount, sizeof(amount), "%zu", 2 * bytes);
-	for (tries = 0; tries < 64; tries++) {
-		write_file(path, amount);
-		swap_kb = smaps_range_kb(mem, bytes, "Swap");
-		if (swap_kb == (long long)(bytes / KiB))
-			break;
-	}
+	swap_kb = reclaim_range_out(cg, mem, bytes, &tries);
 	/* At once, THP after THP: the last writes are still in flight. */
 	for (i = 0; i < REGION_THPS; i++) {
 		cached += in_swap_cache(mem + i * THP_SIZE);
@@ -487,7 +480,7 @@ TEST_F_TIMEOUT(async, fork_shared_write, ASYNC_TIMEOUT)
 			     i * (THP_SIZE / 8));
 	}
 	TH_LOG("memory.reclaim: %d passes, Swap %lld kB of %zu; %d of %d THPs still in the swap cache when written",
-	       tries + 1, swap_kb, bytes / KiB, cached, REGION_THPS);
+	       tries, swap_kb, bytes / KiB, cached, REGION_THPS);
 	log_delta(_metadata, "fork, reclaim, write", &a);
 	ASSERT_EQ((long long)(bytes / KiB), swap_kb);
 	/* Else the case was not exercised: the writes were too fast. */

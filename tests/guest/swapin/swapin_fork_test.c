@@ -392,7 +392,7 @@ TEST_F_TIMEOUT(fork_in, fork_then_reclaim, TEST_TIMEOUT)
 	const long long n = bytes / THP_SIZE;
 	const int nsteps = sizeof(fork_then_reclaim_steps) /
 			   sizeof(fork_then_reclaim_steps[0]);
-	char cg[96], path[160], buf[256], amount[32];
+	char cg[96], path[160], buf[256];
 	int go[2], status, tries, r;
 	struct snap a, b, d, o0, o1;
 	long long swap_kb = 0;
@@ -436,17 +436,10 @@ TEST_F_TIMEOUT(fork_in, fork_then_reclaim, TEST_TIMEOUT)
 	 * write asks for all of it; the first passes may only age it.
 	 */
 	snap(self->dev, &o0);
-	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
-	snprintf(amount, sizeof(amount), "%zu", 2 * bytes);
-	for (tries = 0; tries < 64; tries++) {
-		write_file(path, amount);
-		swap_kb = smaps_range_kb(mem, bytes, "Swap");
-		if (swap_kb == (long long)(bytes / KiB))
-			break;
-	}
+	swap_kb = reclaim_range_out(cg, mem, bytes, &tries);
 	snap(self->dev, &o1);
 	TH_LOG("memory.reclaim: %d passes, Swap %lld kB of %zu, thp_swpout +%lld",
-	       tries + 1, swap_kb, bytes / KiB, o1.thp_swpout - o0.thp_swpout);
+	       tries, swap_kb, bytes / KiB, o1.thp_swpout - o0.thp_swpout);
 	ASSERT_EQ((long long)(bytes / KiB), swap_kb);
 	/* Whole, from both processes at once: one write per THP. */
 	EXPECT_EQ(n, o1.thp_swpout - o0.thp_swpout);

@@ -118,7 +118,7 @@ static long long memcg_stat(const char *cg, const char *key)
 TEST_F(stall, refault_is_a_stall)
 {
 	const size_t bytes = THP_SIZE;
-	char path[160], pressure[160], amount[32];
+	char pressure[160];
 	long long swap_kb = 0, act0, act1, restore0, restore1, some0, some1, in0;
 	int pass;
 	char *mem;
@@ -148,15 +148,8 @@ TEST_F(stall, refault_is_a_stall)
 	 * memcg reclaim takes it off the active list, which marks it
 	 * workingset, then evicts it.
 	 */
-	snprintf(path, sizeof(path), "%s/memory.reclaim", self->cg);
-	snprintf(amount, sizeof(amount), "%zu", 2 * bytes);
-	for (pass = 0; pass < 64; pass++) {
-		write_file(path, amount);
-		swap_kb = smaps_range_kb(mem, bytes, "Swap");
-		if (swap_kb == (long long)(bytes / KiB))
-			break;
-	}
-	TH_LOG("memory.reclaim: %d passes, Swap %lld kB of %zu", pass + 1,
+	swap_kb = reclaim_range_out(self->cg, mem, bytes, &pass);
+	TH_LOG("memory.reclaim: %d passes, Swap %lld kB of %zu", pass,
 	       swap_kb, bytes / KiB);
 	ASSERT_EQ((long long)(bytes / KiB), swap_kb);
 	/* More than reclaim evicted after the THP: its distance fits. */
