@@ -185,9 +185,10 @@ static uint64_t reread_all(struct __test_metadata *_metadata, char *mem,
 	/* Unless swapoff may have taken it all back meanwhile. */
 	if (swap_stays &&
 	    vmstat_get("pswpin") - in0 < (long long)(REGION_THPS * THP_SIZE / PAGE_SZ)) {
-		TH_LOG("pswpin +%lld: not all of it was read from the device (after MADV_PAGEOUT: Swap %lld kB of %lu, SwapFree %lld kB)",
+		TH_LOG("pswpin +%lld: not all of it was read from the device (after MADV_PAGEOUT: Swap %lld kB of %lu, SwapFree %lld kB, SwapCached %lld kB)",
 		       vmstat_get("pswpin") - in0, out_kb,
-		       REGION_THPS * THP_SIZE / KiB, meminfo_kb("SwapFree"));
+		       REGION_THPS * THP_SIZE / KiB, meminfo_kb("SwapFree"),
+		       meminfo_kb("SwapCached"));
 		bad++;
 	}
 	return bad;
