@@ -23,7 +23,7 @@ expect() {	# expect found|clean TAINT DESCRIPTION <<< log text
 }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 expect clean 12288 "clean boot with out-of-tree taint (O, E)" <<'LOG'
 [    0.036000] tsc: Unable to calibrate against PIT
 [    2.765566] Unstable clock detected, switching default tracing clock to "global"
@@ -57,8 +57,20 @@ expect found 0 "hung task" <<'LOG'
 [ 245.0] INFO: task swapoff:123 blocked for more than 120 seconds.
 LOG
 expect found 0 "RCU stall" <<'LOG'
+[ 59.0] thpswap: before
 [ 60.0] rcu: INFO: rcu_sched self-detected stall on CPU
+[ 60.1] 	1-....: (21000 ticks this GP) idle=d2c/1/0x4000000000000000
+[ 60.2] RIP: 0010:swap_range_free+0x1c/0x90
 LOG
+n=$((n + 1))
+if grep -q 'RIP: 0010:swap_range_free' "$tmp/out" &&
+   ! grep -q 'thpswap: before' "$tmp/out"; then
+	echo "ok $n - scan-log: a report comes with the console lines from its first line on"
+else
+	echo "not ok $n - scan-log: a report comes with the console lines from its first line on"
+	sed 's/^/# /' "$tmp/out"
+	bad=$((bad + 1))
+fi
 expect found 0 "kernel BUG at" <<'LOG'
 [ 9.0] kernel BUG at mm/swapfile.c:1234!
 LOG
