@@ -163,6 +163,23 @@ static int drop_swap_cache(struct __test_metadata *_metadata)
 }
 
 /*
+ * How much of [@p, @p + @bytes) is swapped out, from pagemap: smaps cannot
+ * say once the region's VMA has merged with the filler's next to it.
+ */
+static long long swapped_kb(const char *p, size_t bytes)
+{
+	unsigned int type;
+	uint64_t offset;
+	long long kb = 0;
+	size_t off;
+
+	for (off = 0; off < bytes; off += PAGE_SZ)
+		if (pagemap_swap(p + off, &type, &offset) == 1)
+			kb += PAGE_SZ / KiB;
+	return kb;
+}
+
+/*
  * Swap the whole region out and read it back from the device: a slot freed
  * under writeback and reused shows there as bad words.  Returns the number
  * of bad words.
@@ -175,7 +192,7 @@ static uint64_t reread_all(struct __test_metadata *_metadata, char *mem,
 	int i;
 
 	madvise(mem, REGION_THPS * THP_SIZE, MADV_PAGEOUT);
-	out_kb = smaps_range_kb(mem, REGION_THPS * THP_SIZE, "Swap");
+	out_kb = swapped_kb(mem, REGION_THPS * THP_SIZE);
 	if (drop_swap_cache(_metadata))
 		return 1;
 	for (i = 0; i < REGION_THPS; i++)
@@ -241,7 +258,12 @@ static uint64_t touch_rounds(struct __test_metadata *_metadata, int n,
 	pthread_t th;
 	int r, i;
 
-	fill = fill_swap(_metadata, 8 * THP_SIZE, &fill_bytes);
+	/*
+	 * Room for the region and 2 THPs more: swapped out 4 KiB at a time
+	 * (a swap file), the region cannot have the slots that the other
+	 * CPUs' swap slot caches hold.
+	 */
+	fill = fill_swap(_metadata, (REGION_THPS + 2) * THP_SIZE, &fill_bytes);
 	mem = thp_filled(_metadata, REGION_THPS * THP_SIZE, 1);
 	if (!mem) {
 		TH_LOG("no THPs for the region");
