@@ -60,6 +60,7 @@ run_kselftest swapin_race_test || true
 run_kselftest swapin_auto_test || true
 run_kselftest swapout_pte_test || true
 run_kselftest swapin_fork_test || true
+run_kselftest swapin_stall_test || true
 echo "# vmstat: $(grep -E '^(thp_swpin|pswpin|thp_swpout|thp_split_reclaim)' /proc/vmstat | tr '\n' ' ')"
 step "no swap slot leaked" swap_all_free || true
 step "swapoff $BLK" swapoff "$BLK" || true
