@@ -13,7 +13,8 @@
 #       --add /usr/sbin/mkfs.ext4 --script tests/guest/swapin/swapin-async.sh \
 #       -- nvme:0 virtio:1 file:2 [policy=always,auto] [THPSWAP_TEST_DIV=N]
 #
-# A target KIND:I:POLICIES (file:2:auto) runs under those policies only.
+# A target KIND:I:POLICIES (file:2:auto) runs under those policies only;
+# THPSWAP_ONLY=CASE runs that case of swapin_async_test alone.
 #
 # Targets: nvme:I and virtio:I swap on the raw disk I (virtio-blk is marked
 # non-rotational first, as the swap layer gives a rotational device no
