@@ -107,7 +107,7 @@ void thpswap_clusters_note_read(struct thpswap_clusters *c,
 				unsigned long slot, unsigned int nr, bool infer);
 /*
  * What the swap layer did with cluster @idx (< @c->nr), on kernels with
- * the swap_cluster_notify() hook (patches/0001).  Does not sleep.
+ * the swap_cluster_notify() hook.  Does not sleep.
  */
 void thpswap_clusters_kernel_event(struct thpswap_clusters *c,
 				   unsigned long idx,

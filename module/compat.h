@@ -15,10 +15,11 @@
 #define _THPSWAP_COMPAT_H
 
 /*
- * swap_cluster_notify() in block_device_operations (patches/0001): the
- * swap layer tells us what it does with each cluster.  Without it the
- * cluster states are inferred from the I/O, and the handler is built but
- * never called; the event names then stand here with the patch's values.
+ * swap_cluster_notify() in block_device_operations (Kbuild: its name in
+ * include/linux/blkdev.h): the swap layer tells us what it does with each
+ * cluster.  Without it the cluster states are inferred from the I/O, and
+ * the handler is built but never called; the event names then stand here
+ * with the values the kernel's enum gives them.
  */
 #ifdef THPSWAP_HAVE_SWAP_CLUSTER_NOTIFY
 #define THPSWAP_KERNEL_CLUSTER_EVENTS		true
@@ -39,8 +40,9 @@ enum swap_cluster_event {
 #endif
 
 /*
- * SWAP_CLUSTER_HUGE_SWAPIN (patches/0003): the kernel read a swapped-out
- * THP back whole.  Kernels without it never send the value used here.
+ * SWAP_CLUSTER_HUGE_SWAPIN (Kbuild: its name in include/linux/blkdev.h):
+ * the kernel read a swapped-out THP back whole.  Kernels without it never
+ * send the value used here.
  */
 #ifdef THPSWAP_HAVE_SWAP_CLUSTER_HUGE_SWAPIN
 #define THPSWAP_EVENT_HUGE_SWAPIN	SWAP_CLUSTER_HUGE_SWAPIN
@@ -49,8 +51,11 @@ enum swap_cluster_event {
 #endif
 
 /*
- * THP_SWPIN and THP_SWPIN_FALLBACK vm events (patches/0003) are summed
- * into the stats when THPSWAP_HAVE_VM_THP_SWPIN is set, else read as 0.
+ * The vm events below are probed by Kbuild, each by its name in
+ * include/linux/vm_event_item.h.
+ *
+ * THP_SWPIN and THP_SWPIN_FALLBACK (whole-THP swap-in) are summed into the
+ * stats when THPSWAP_HAVE_VM_THP_SWPIN is set, else read as 0.
  */
 
 /*
@@ -60,26 +65,26 @@ enum swap_cluster_event {
  */
 
 /*
- * THP_SWPOUT_PTE_MAPPED and THP_SPLIT_RECLAIM vm events (patches/0009,
- * swap-out of THPs that only PTEs map) are summed into the stats when
+ * THP_SWPOUT_PTE_MAPPED and THP_SPLIT_RECLAIM vm events (swap-out of
+ * THPs that only PTEs map) are summed into the stats when
  * THPSWAP_HAVE_VM_THP_SWPOUT_PTE_MAPPED is set, else read as 0.
  */
 
 /*
- * The THP_SWPIN_SHARED vm event (patches/0012, THPs that fork shared
- * swapped back in whole) is summed into the stats when
+ * The THP_SWPIN_SHARED vm event (THPs that fork shared, swapped back in
+ * whole) is summed into the stats when
  * THPSWAP_HAVE_VM_THP_SWPIN_SHARED is set, else read as 0.
  *
- * The THP_SWPIN_COLLAPSE_READ vm event (patches/0013, a collapse that reads
- * the missing pages of a range with one read of their cluster) is summed
+ * The THP_SWPIN_COLLAPSE_READ vm event (a collapse that reads the missing
+ * pages of a range with one read of their cluster) is summed
  * into the stats when THPSWAP_HAVE_VM_THP_SWPIN_COLLAPSE_READ is set, else
  * read as 0.
  */
 
 /*
- * The THP_SWPIN_HANDOFF vm event (patches/0014, a THP that another thread
- * of the process swapped in, mapped by the thread holding the mmap write
- * lock with its own) is summed into the stats when
+ * The THP_SWPIN_HANDOFF vm event (a THP that another thread of the
+ * process swapped in, mapped by the thread holding the mmap write lock
+ * with its own) is summed into the stats when
  * THPSWAP_HAVE_VM_THP_SWPIN_HANDOFF is set, else read as 0.
  */
 

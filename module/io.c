@@ -45,7 +45,7 @@ static bool thpswap_io_valid(const struct thpswap_dev *dev, sector_t sector,
 
 /*
  * Does not sleep.  While the device is swapped on and the kernel reports
- * what it does with the clusters (patches/0001), the states are the
+ * what it does with the clusters (swap_cluster_notify()), the states are the
  * kernel's and the I/O only tracks live slots; otherwise they are
  * inferred from the I/O.  swapon(2) marks the inode S_SWAPFILE.
  */
@@ -421,9 +421,9 @@ void thpswap_swap_slot_free_notify(struct block_device *bdev,
 
 /*
  * Must not sleep: the swap layer calls this under its device's or the
- * cluster's spinlock (kernels with patches/0001).  The fallbacks name no
- * cluster of ours worth changing: they are counted, and the cluster given
- * back, if any, comes as its own FREE event.
+ * cluster's spinlock (kernels with swap_cluster_notify()).  The fallbacks
+ * name no cluster of ours worth changing: they are counted, and the
+ * cluster given back, if any, comes as its own FREE event.
  */
 void thpswap_swap_cluster_notify(struct block_device *bdev,
 				 unsigned long cluster,

@@ -86,7 +86,7 @@ enum thpswap_stat {
 	THPSWAP_STAT_FALLBACK_NOMEM,	/* the swap cache could not take it */
 	THPSWAP_STAT_KERNEL_EVENTS,	/* cluster notifications received */
 	/*
-	 * THP swap-in (kernels with patches/0003).  THP_SWPIN and
+	 * THP swap-in (kernels with whole-THP swap-in).  THP_SWPIN and
 	 * THP_SWPIN_FALLBACK are the global vm events, like THP_SWPOUT;
 	 * SWAPIN_WHOLE counts the THPs the kernel read back whole from this
 	 * device (thp_reads counts all 2 MiB reads, a read by dd included).
@@ -105,28 +105,29 @@ enum thpswap_stat {
 	THPSWAP_STAT_THP_SWPIN_PROMOTED,
 	THPSWAP_STAT_THP_SWPIN_PROMOTE_FALLBACK,
 	/*
-	 * Swap-out of THPs that only PTEs map (kernels with patches/0009; 0
-	 * otherwise), global vm events like THP_SWPOUT: a THP swapped out
-	 * whole that no PMD mapped (counted in THP_SWPOUT too); a THP that
-	 * reclaim or MADV_PAGEOUT split because it was only partly mapped.
+	 * Swap-out of THPs that only PTEs map (kernels that count
+	 * THP_SWPOUT_PTE_MAPPED; 0 otherwise), global vm events like
+	 * THP_SWPOUT: a THP swapped out whole that no PMD mapped (counted in
+	 * THP_SWPOUT too); a THP that reclaim or MADV_PAGEOUT split because
+	 * it was only partly mapped.
 	 */
 	THPSWAP_STAT_THP_SWPOUT_PTE_MAPPED,
 	THPSWAP_STAT_THP_SPLIT_RECLAIM,
 	/*
-	 * Whole swap-in of THPs that fork shared (kernels with patches/0012;
-	 * 0 otherwise), a global vm event like THP_SWPIN: a process mapped
-	 * whole, read-only, a THP that other processes share (the THP was
-	 * read once, and counted once in THP_SWPIN).
+	 * Whole swap-in of THPs that fork shared (kernels that count
+	 * THP_SWPIN_SHARED; 0 otherwise), a global vm event like THP_SWPIN:
+	 * a process mapped whole, read-only, a THP that other processes
+	 * share (the THP was read once, and counted once in THP_SWPIN).
 	 */
 	THPSWAP_STAT_THP_SWPIN_SHARED,
 	/*
-	 * A global vm event (kernels with patches/0013; 0 otherwise): a range
+	 * A global vm event (THP_SWPIN_COLLAPSE_READ; 0 otherwise): a range
 	 * collapsed into a THP whose missing pages, those of one THP swapped
 	 * out whole, came back with one read of their swap cluster.
 	 */
 	THPSWAP_STAT_THP_SWPIN_COLLAPSE_READ,
 	/*
-	 * A global vm event (kernels with patches/0014; 0 otherwise): a THP
+	 * A global vm event (THP_SWPIN_HANDOFF; 0 otherwise): a THP
 	 * that another thread of the process swapped in whole, mapped by the
 	 * thread holding the mmap write lock together with its own.
 	 */
