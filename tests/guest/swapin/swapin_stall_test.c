@@ -27,7 +27,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sched.h>
 #include <time.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -162,7 +161,6 @@ TEST_F(stall, refault_is_a_stall)
 	char pressure[160];
 	long long swap_kb = 0, act0, act1, restore0, restore1, some0, some1, in0;
 	long maj0, maj1;
-	cpu_set_t cpus;
 	int pass;
 	char *mem;
 
@@ -173,9 +171,7 @@ TEST_F(stall, refault_is_a_stall)
 		TH_LOG("%s unreadable: a kernel without CONFIG_PSI", pressure);
 	ASSERT_LE(0, memcg_stat(self->cg, "workingset_restore_anon"));
 	/* The stall and the busy time after it on one CPU: see busy_cpu_ms(). */
-	CPU_ZERO(&cpus);
-	CPU_SET(sched_getcpu(), &cpus);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	ASSERT_LE(0, pin_to_current_cpu());
 
 	/*
 	 * Out and straight back: nothing was evicted in between, so the
